@@ -1,0 +1,3 @@
+module github.com/gmp-kata/gmp-kata
+
+go 1.26
