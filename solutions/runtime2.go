@@ -291,14 +291,14 @@ type schedt struct {
 	timer0When atomic.Int64
 
 	// Lifetime of the instance (api.go).
-	ngLive     atomic.Int64 // Gs created and not yet exited
-	waitCalled atomic.Bool  // Wait has been called: running out of Gs ends it
-	done     chan struct{} // closed when ngLive reaches 0, a deadlock or a panic is found
-	doneOnce sync.Once
-	deadErr  error // why done was closed, if not by ngLive reaching 0 (under lock)
-	closing  atomic.Bool
-	mWG      sync.WaitGroup // every M goroutine, sysmon included
-	stwLock  sync.Mutex     // serialises stop-the-world callers (the runtime's worldsema)
+	ngLive     atomic.Int64  // Gs created and not yet exited
+	waitCalled atomic.Bool   // Wait has been called: running out of Gs ends it
+	done       chan struct{} // closed when ngLive reaches 0, a deadlock or a panic is found
+	doneOnce   sync.Once
+	deadErr    error // why done was closed, if not by ngLive reaching 0 (under lock)
+	closing    atomic.Bool
+	mWG        sync.WaitGroup // every M goroutine, sysmon included
+	stwLock    sync.Mutex     // serialises stop-the-world callers (the runtime's worldsema)
 
 	trace func(Event) // optional event sink
 }
