@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestSmoke(t *testing.T) {
@@ -37,12 +39,8 @@ func TestSmoke(t *testing.T) {
 		g.GOMAXPROCS(2)
 		g.GOMAXPROCS(3)
 	})
-	if err := rt.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if n.Load() != 1000 {
-		t.Fatal(n.Load())
-	}
+	require.NoError(t, rt.Wait())
+	require.EqualValues(t, 1000, n.Load(), "Gs that ran")
 }
 
 func TestSmokeDeadlock(t *testing.T) {
