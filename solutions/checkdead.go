@@ -42,7 +42,7 @@ func (e *DeadlockError) Error() string {
 // checkdead reports a deadlock if no M is running. It is called by mput, as
 // each M goes idle.
 //
-// Mirrors checkdead (proc.go:6390). sched.lock must be held.
+// Mirrors checkdead (proc.go:6367). sched.lock must be held.
 func (sched *schedt) checkdead() {
 	sched.assertLockHeld("checkdead")
 	// While the world is stopped, or being closed, the idle Ms are not a

@@ -25,7 +25,7 @@ const stealTries = 4
 // one. It returns nil only when the Runtime is closing. inheritTime says
 // whether gp should inherit the current time slice (it came from runnext).
 //
-// Mirrors findRunnable (proc.go:3380). Executed by an M that holds a P; may
+// Mirrors findRunnable (proc.go:3389). Executed by an M that holds a P; may
 // return holding a different P.
 func findRunnable(mp *m) (gp *g, inheritTime bool) {
 	sched := mp.sched
@@ -175,7 +175,7 @@ top:
 // victim's runnext. newWork reports that the caller should start over
 // (stop-the-world is pending).
 //
-// Mirrors stealWork (proc.go:3810). Executed by a spinning M that holds a P.
+// Mirrors stealWork (proc.go:3828). Executed by a spinning M that holds a P.
 func stealWork(mp *m) (gp *g, inheritTime bool, newWork bool) {
 	sched := mp.sched
 	pp := mp.p
@@ -213,7 +213,7 @@ func stealWork(mp *m) (gp *g, inheritTime bool, newWork bool) {
 // (mod count) visits every P exactly once; start picks pos and inc from one
 // random number.
 //
-// Mirrors randomOrder (proc.go:7993).
+// Mirrors randomOrder (proc.go:7999).
 type randomOrder struct {
 	count    uint32
 	coprimes []uint32

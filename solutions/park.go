@@ -65,7 +65,7 @@ func park_m(mp *m, gp *g) (*g, bool) {
 // runs next on this P: the G that readied it usually blocks soon after, and
 // the two then share a time slice.
 //
-// Mirrors goready (proc.go:460). Called on an M that holds a P (by a running
+// Mirrors goready (proc.go:481). Called on an M that holds a P (by a running
 // G, or by the scheduler running timers).
 func goready(mp *m, gp *g) {
 	ready(mp, gp, true)
@@ -74,7 +74,7 @@ func goready(mp *m, gp *g) {
 // ready marks gp runnable and puts it on mp's P's run queue (in runnext if
 // next), then wakes an M if there are idle Ps to run it.
 //
-// Mirrors ready (proc.go:1110).
+// Mirrors ready (proc.go:1120).
 func ready(mp *m, gp *g, next bool) {
 	status := readgstatus(gp)
 	if status != _Gwaiting {

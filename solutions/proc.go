@@ -14,7 +14,7 @@ import (
 // an unexpected status means two parts of the scheduler disagree about who
 // owns it (most often: the same G was handed out twice).
 //
-// Mirrors casgstatus (proc.go:1268).
+// Mirrors casgstatus (proc.go:1277).
 func casgstatus(gp *g, oldval, newval uint32) {
 	if !gp.atomicstatus.CompareAndSwap(oldval, newval) {
 		panic(fmt.Sprintf("casgstatus: G %d is %s, want %s (on its way to %s)",
@@ -31,7 +31,7 @@ func readgstatus(gp *g) uint32 {
 // runs soon on this P; the caller's G is the one it displaces to the ring.
 // It then wakes a spinning M if there are idle Ps, to steal the new work.
 //
-// Mirrors newproc (proc.go:5290). Called by a running G on its own P.
+// Mirrors newproc (proc.go:5295). Called by a running G on its own P.
 func newproc(callergp *g, fn func(*G)) {
 	mp := callergp.m
 	pp := mp.p
@@ -44,7 +44,7 @@ func newproc(callergp *g, fn func(*G)) {
 // free list if there is one, so its coroutine is reused, or a new one. pp is
 // nil when called from outside the scheduler (Runtime.Go).
 //
-// Mirrors newproc1 (proc.go:5312).
+// Mirrors newproc1 (proc.go:5313).
 func newproc1(sched *schedt, fn func(*G), callergp *g, pp *p) *g {
 	if fn == nil {
 		panic("sched: go of nil func value")
@@ -88,7 +88,7 @@ func (sched *schedt) allgadd(gp *g) {
 // moves half to the global list, so that one P spawning many Gs and another
 // finishing them does not hoard.
 //
-// Mirrors gfput (proc.go:5440). Executed by pp's owner.
+// Mirrors gfput (proc.go:5465). Executed by pp's owner.
 func gfput(pp *p, gp *g) {
 	if readgstatus(gp) != _Gdead {
 		panic("gfput: bad status (not Gdead)")
@@ -118,7 +118,7 @@ func gfput(pp *p, gp *g) {
 // the global list when it is empty. pp may be nil (a G created from outside
 // the scheduler): then it takes straight from the global list.
 //
-// Mirrors gfget (proc.go:5500).
+// Mirrors gfget (proc.go:5507).
 func gfget(sched *schedt, pp *p) *g {
 	if pp == nil {
 		sched.gFree.lock.Lock()
@@ -152,7 +152,7 @@ func gfget(sched *schedt, pp *p) *g {
 // schedule is an M's scheduling loop: find a runnable G, execute it until it
 // hands control back, and again. It returns only when the Runtime is closed.
 //
-// Mirrors schedule (proc.go:4110); the runtime's never returns and starts
+// Mirrors schedule (proc.go:4135); the runtime's never returns and starts
 // over by being called again from the mcall handlers, which here instead
 // return to this loop.
 func schedule(mp *m) {
@@ -198,7 +198,7 @@ func schedule(mp *m) {
 // slice; otherwise it starts a new one (schedtick counts slices: sysmon
 // preempts a G that has held the same tick for forcePreemptNS).
 //
-// Mirrors execute (proc.go:3320) and gogo. Executed by the M that holds mp.p.
+// Mirrors execute (proc.go:3331) and gogo. Executed by the M that holds mp.p.
 func execute(mp *m, gp *g, inheritTime bool) (next *g, nextInheritTime bool) {
 	mp.curg.Store(gp)
 	gp.m = mp
@@ -226,7 +226,7 @@ func execute(mp *m, gp *g, inheritTime bool) (next *g, nextInheritTime bool) {
 
 // dropg disassociates mp's current G from mp.
 //
-// Mirrors dropg (proc.go:4180).
+// Mirrors dropg (proc.go:4240).
 func dropg(mp *m) {
 	if gp := mp.curg.Load(); gp != nil {
 		gp.m = nil
@@ -237,7 +237,7 @@ func dropg(mp *m) {
 // goexit0 is the mcall handler for a G whose function has returned: the G
 // becomes dead and goes on the free list, coroutine and all.
 //
-// Mirrors goexit0 and gdestroy (proc.go:4460).
+// Mirrors goexit0 and gdestroy (proc.go:4491).
 func goexit0(mp *m, gp *g) (*g, bool) {
 	sched := mp.sched
 	casgstatus(gp, _Grunning, _Gdead)
@@ -260,7 +260,7 @@ func goexit0(mp *m, gp *g) (*g, bool) {
 // (not the local one) so that a G that yields does not just run again at
 // once on the same P, ahead of everything else.
 //
-// Mirrors goschedImpl (proc.go:4325). mcall handler.
+// Mirrors goschedImpl (proc.go:4307). mcall handler.
 func goschedImpl(mp *m, gp *g, preempted bool) (*g, bool) {
 	sched := mp.sched
 	if readgstatus(gp) != _Grunning {
@@ -295,7 +295,7 @@ func gopreempt_m(mp *m, gp *g) (*g, bool) {
 
 // acquirep associates pp with mp: mp may now run Gs.
 //
-// Mirrors acquirep and wirep (proc.go:6060). pp must be idle.
+// Mirrors acquirep and wirep (proc.go:6259). pp must be idle.
 func acquirep(mp *m, pp *p) {
 	if mp.p != nil {
 		panic("wirep: already in go")
@@ -314,7 +314,7 @@ func acquirep(mp *m, pp *p) {
 
 // releasep disassociates mp from its P and returns the P, now idle.
 //
-// Mirrors releasep (proc.go:6110).
+// Mirrors releasep (proc.go:6324).
 func releasep(mp *m) *p {
 	pp := mp.p
 	if pp == nil {
@@ -335,7 +335,7 @@ func releasep(mp *m) *p {
 // mstart is the body of every M but sysmon: take the P handed over by
 // startm, if any, and run the scheduling loop until Close.
 //
-// Mirrors mstart1 (proc.go:1850).
+// Mirrors mstart1 (proc.go:1904).
 func mstart(mp *m) {
 	defer mp.sched.mWG.Done()
 	if pp := mp.nextp; pp != nil {
@@ -361,7 +361,7 @@ func (sched *schedt) mReserveID() int64 {
 // newm creates a new M that starts with pp and the given spinning state, and
 // starts its goroutine. id is from mReserveID, or -1 to reserve one here.
 //
-// Mirrors newm and allocm (proc.go:2830). Called without sched.lock.
+// Mirrors newm and allocm (proc.go:2857). Called without sched.lock.
 func newm(sched *schedt, pp *p, spinning bool, id int64) *m {
 	mp := allocm(sched, id)
 	mp.nextp = pp
@@ -388,7 +388,7 @@ func allocm(sched *schedt, id int64) *m {
 // mput puts mp on the idle M list and checks for deadlock: if this was the
 // last M running, nothing can ever wake the Gs that are left.
 //
-// Mirrors mput (proc.go:6950). sched.lock must be held.
+// Mirrors mput (proc.go:7200). sched.lock must be held.
 func (sched *schedt) mput(mp *m) {
 	sched.assertLockHeld("mput")
 	mp.schedlink = sched.midle
@@ -429,7 +429,7 @@ func (sched *schedt) mget() *m {
 // stopm parks mp on the idle list until startm hands it a P and wakes it.
 // It returns with mp.p set, or with mp.p nil if the Runtime is closing.
 //
-// Mirrors stopm (proc.go:2960). mp must hold no P and must not be spinning.
+// Mirrors stopm (proc.go:2992). mp must hold no P and must not be spinning.
 func stopm(mp *m) {
 	sched := mp.sched
 	if mp.p != nil {
@@ -462,7 +462,7 @@ func stopm(mp *m) {
 // set, the caller has already counted the new M in sched.nmspinning, and pp
 // must be non-nil with an empty run queue.
 //
-// Mirrors startm (proc.go:3020). lockheld says whether the caller holds
+// Mirrors startm (proc.go:3035). lockheld says whether the caller holds
 // sched.lock (it is released and re-taken around newm).
 func startm(sched *schedt, pp *p, spinning, lockheld bool) {
 	if !lockheld {
@@ -517,7 +517,7 @@ func startm(sched *schedt, pp *p, spinning, lockheld bool) {
 // list. Called when an M blocks in a system call and sysmon takes its P, and
 // when an M leaves a P that still has work.
 //
-// Mirrors handoffp (proc.go:3120). Called without sched.lock.
+// Mirrors handoffp (proc.go:3131). Called without sched.lock.
 func handoffp(pp *p) {
 	sched := pp.sched
 	// If it has local work, start it straight away.
@@ -559,7 +559,7 @@ func handoffp(pp *p) {
 
 // pidleput puts pp on the idle P list. pp's run queue must be empty.
 //
-// Mirrors pidleput (proc.go:6990). sched.lock must be held.
+// Mirrors pidleput (proc.go:7373). sched.lock must be held.
 func (sched *schedt) pidleput(pp *p) {
 	sched.assertLockHeld("pidleput")
 	if !runqempty(pp) {
@@ -573,7 +573,7 @@ func (sched *schedt) pidleput(pp *p) {
 
 // pidleget takes a P off the idle list, or returns nil.
 //
-// Mirrors pidleget (proc.go:7020). sched.lock must be held.
+// Mirrors pidleget (proc.go:7402). sched.lock must be held.
 func (sched *schedt) pidleget() *p {
 	sched.assertLockHeld("pidleget")
 	pp := sched.pidle

@@ -62,7 +62,7 @@ func runqget(pp *p) (gp *g, inheritTime bool) {
 // runqempty reports whether pp has no Gs on its local run queue, runnext
 // included. It never returns true falsely.
 //
-// Mirrors runqempty (proc.go:7576). Can be called by any P.
+// Mirrors runqempty (proc.go:7447). Can be called by any P.
 func runqempty(pp *p) bool {
 	// Defend against a race where 1) pp has G1 in runnext but runqhead ==
 	// runqtail, 2) runqput on pp kicks G1 to the runq, 3) runqget on pp
@@ -86,7 +86,7 @@ func runqempty(pp *p) bool {
 // if the CAS lost (the owner ran it, or another thief took it), so that the
 // caller re-reads the ring.
 //
-// Mirrors the runnext branch of runqgrab (proc.go:7670-7712). Executed by a
+// Mirrors the runnext branch of runqgrab (proc.go:7669-7709). Executed by a
 // thief.
 func runqgrabnext(pp *p) (next *g, retry bool) {
 	next = pp.runnext.Load()

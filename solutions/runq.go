@@ -134,7 +134,7 @@ func runqgethead(pp *p) *g {
 // runqdrain takes every G off pp's run queue, runnext first, and returns
 // them in the order they would have run.
 //
-// Mirrors runqdrain (proc.go:7627). Executed only by the owner P.
+// Mirrors runqdrain (proc.go:7623). Executed only by the owner P.
 func runqdrain(pp *p) (drainQ gQueue) {
 	if next := pp.runnext.Load(); next != nil && pp.runnext.CompareAndSwap(next, nil) {
 		drainQ.pushBack(next)
@@ -166,7 +166,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 // batchHead. It returns the number taken. If the ring is empty and
 // stealRunNextG is set, it tries runnext instead (runqgrabnext).
 //
-// Mirrors runqgrab (proc.go:7667). Can be executed by any P.
+// Mirrors runqgrab (proc.go:7662). Can be executed by any P.
 func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
 	for {
 		h := pp.runqhead.Load() // load-acquire, synchronize with other consumers
@@ -203,7 +203,7 @@ func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNe
 // runqsteal steals half of the Gs from p2's run queue into pp's and returns
 // one of them to run, or nil if there was nothing to steal.
 //
-// Mirrors runqsteal (proc.go:7735). Executed by pp's owner; p2 is any other P.
+// Mirrors runqsteal (proc.go:7730). Executed by pp's owner; p2 is any other P.
 func runqsteal(pp, p2 *p, stealRunNextG bool) *g {
 	t := pp.runqtail.Load()
 	n := runqgrab(p2, &pp.runq, t, stealRunNextG)

@@ -33,7 +33,7 @@ func shouldSpin(mp *m) bool {
 
 // becomeSpinning marks mp as spinning and counts it.
 //
-// Mirrors (*m).becomeSpinning (proc.go:3348). Executed by mp.
+// Mirrors (*m).becomeSpinning (proc.go:1073). Executed by mp.
 func (mp *m) becomeSpinning() {
 	sched := mp.sched
 	mp.spinning = true
@@ -106,7 +106,7 @@ func wakep(sched *schedt) {
 // spinning with) and return it. Without this look, work submitted while we
 // were dropping nmspinning would wait for someone else to come along.
 //
-// Mirrors checkRunqsNoP (proc.go:3900). Executed by an M with no P.
+// Mirrors checkRunqsNoP (proc.go:3902). Executed by an M with no P.
 func checkRunqsNoP(sched *schedt, allpSnapshot []*p, idlepMaskSnapshot pMask) *p {
 	for id, p2 := range allpSnapshot {
 		if !idlepMaskSnapshot.read(int32(id)) && !runqempty(p2) {

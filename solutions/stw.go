@@ -13,7 +13,7 @@ package sched
 // stopTheWorld stops every P. The caller must not hold a P (it is outside
 // the scheduler, or a G in Syscall). Only one stop-the-world runs at a time.
 //
-// Mirrors stopTheWorldWithSema (proc.go:1620).
+// Mirrors stopTheWorldWithSema (proc.go:1628).
 func stopTheWorld(sched *schedt) {
 	sched.stwLock.Lock()
 	sched.lock.Lock()
@@ -76,7 +76,7 @@ func stopTheWorld(sched *schedt) {
 // newprocs Ps if newprocs is not 0. Ps with work get an M at once; then one
 // spinning M is woken in case there is more work than that.
 //
-// Mirrors startTheWorldWithSema (proc.go:1740).
+// Mirrors startTheWorldWithSema (proc.go:1760).
 func startTheWorld(sched *schedt, newprocs int32) {
 	sched.lock.Lock()
 	procs := sched.gomaxprocs.Load()
@@ -126,7 +126,7 @@ func startTheWorld(sched *schedt, newprocs int32) {
 // gcstopm stops the current M for stop-the-world: its P goes _Pgcstop and
 // the M parks until startTheWorld gives it a P again.
 //
-// Mirrors gcstopm (proc.go:3280). Executed by an M that holds a P.
+// Mirrors gcstopm (proc.go:3296). Executed by an M that holds a P.
 func gcstopm(mp *m) {
 	sched := mp.sched
 	if !sched.gcwaiting.Load() {
@@ -153,7 +153,7 @@ func gcstopm(mp *m) {
 
 // preemptall asks every running G to stop at its next safe point.
 //
-// Mirrors preemptall (proc.go:6680).
+// Mirrors preemptall (proc.go:6843).
 func preemptall(sched *schedt) {
 	for _, pp := range sched.allp {
 		if pp.status.Load() != _Prunning {

@@ -23,7 +23,7 @@ const (
 
 // sysmon is the body of the sysmon M. It runs until Close.
 //
-// Mirrors sysmon (proc.go:6490). Runs without a P.
+// Mirrors sysmon (proc.go:6486). Runs without a P.
 func sysmon(mp *m) {
 	sched := mp.sched
 	defer sched.mWG.Done()
@@ -172,7 +172,7 @@ func retake(sched *schedt, now int64) uint32 {
 // reports whether there was a G to ask. Best effort: the G may already have
 // moved on, and a G that never reaches a safe point is never preempted.
 //
-// Mirrors preemptone (proc.go:6700).
+// Mirrors preemptone (proc.go:6866).
 func preemptone(pp *p) bool {
 	mp := pp.m.Load()
 	if mp == nil {

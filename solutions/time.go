@@ -105,7 +105,7 @@ func checkTimers(mp *m) (pollUntil int64) {
 // afterwards, so that the caller can go and run the timers; false if the
 // caller should park (stopm).
 //
-// Mirrors the netpoll block at the end of findRunnable (proc.go:3700).
+// Mirrors the netpoll block at the end of findRunnable (proc.go:3732).
 func blockUntilTimer(mp *m, pollUntil int64, wasSpinning bool) bool {
 	sched := mp.sched
 	if mp.p != nil {
@@ -149,7 +149,7 @@ func netpollBreak(sched *schedt) {
 // timers, if it would sleep past when; otherwise a spinning M, which will
 // find the timer.
 //
-// Mirrors wakeNetPoller (proc.go:3240).
+// Mirrors wakeNetPoller (proc.go:4002).
 func wakeNetPoller(sched *schedt, when int64) {
 	if sched.lastpoll.Load() == 0 {
 		// An M is waiting for timers. If it will wake later than when,
