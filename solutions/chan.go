@@ -76,7 +76,7 @@ func (q *waitq) dequeue() *sudog {
 // parkunlock is the unlockf of a G that parks holding a sync.Mutex: the
 // mutex is released only once the G is _Gwaiting.
 //
-// Mirrors parkunlock_c (proc.go).
+// Mirrors parkunlock_c (proc.go:4247).
 func parkunlock(gp *g, lock unsafe.Pointer) bool {
 	(*sync.Mutex)(lock).Unlock()
 	return true

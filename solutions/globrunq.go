@@ -2,7 +2,7 @@ package sched
 
 // This file is the global run queue: lesson 03-globrunqget. It mirrors
 // globrunqput, globrunqputhead, globrunqputbatch, globrunqget and
-// globrunqgetbatch (proc.go, Go 1.26: 7380-7440).
+// globrunqgetbatch (proc.go, Go 1.26: 7249-7310).
 //
 // The global queue is a plain FIFO under sched.lock. Gs arrive there from
 // Gosched and preemption, from a full local ring (runqputslow), from Ms
@@ -12,7 +12,7 @@ package sched
 
 // globrunqput puts gp on the tail of the global run queue.
 //
-// Mirrors globrunqput. sched.lock must be held.
+// Mirrors globrunqput (proc.go:7249). sched.lock must be held.
 func (sched *schedt) globrunqput(gp *g) {
 	sched.assertLockHeld("globrunqput")
 	sched.runq.pushBack(gp)
@@ -22,7 +22,7 @@ func (sched *schedt) globrunqput(gp *g) {
 // before everything already there (procresize uses it for the Gs of a
 // destroyed P).
 //
-// Mirrors globrunqputhead. sched.lock must be held.
+// Mirrors globrunqputhead (proc.go:7260). sched.lock must be held.
 func (sched *schedt) globrunqputhead(gp *g) {
 	sched.assertLockHeld("globrunqputhead")
 	sched.runq.push(gp)
@@ -31,7 +31,7 @@ func (sched *schedt) globrunqputhead(gp *g) {
 // globrunqputbatch puts a batch of Gs on the tail of the global run queue
 // and empties batch.
 //
-// Mirrors globrunqputbatch. sched.lock must be held.
+// Mirrors globrunqputbatch (proc.go:7272). sched.lock must be held.
 func (sched *schedt) globrunqputbatch(batch *gQueue) {
 	sched.assertLockHeld("globrunqputbatch")
 	sched.runq.pushBackAll(*batch)
@@ -42,7 +42,7 @@ func (sched *schedt) globrunqputbatch(batch *gQueue) {
 // nil if it is empty. The every-61-ticks fairness check uses it: one G is
 // enough to stop the global queue starving.
 //
-// Mirrors globrunqget (Go 1.26). sched.lock must be held.
+// Mirrors globrunqget (proc.go:7281). sched.lock must be held.
 func (sched *schedt) globrunqget() *g {
 	sched.assertLockHeld("globrunqget")
 	if sched.runq.size == 0 {
@@ -61,8 +61,8 @@ func (sched *schedt) globrunqget() *g {
 // + 1 so that a P always takes something from a non-empty queue. Callers
 // pass n = len(runq)/2 so the batch fits in their ring with room to spare.
 //
-// Mirrors globrunqgetbatch (Go 1.26; globrunqget(pp, max) before). sched.lock
-// must be held.
+// Mirrors globrunqgetbatch (proc.go:7293); Go 1.25 had globrunqget(pp, max)
+// instead. sched.lock must be held.
 func (sched *schedt) globrunqgetbatch(n int32) (gp *g, q gQueue) {
 	sched.assertLockHeld("globrunqgetbatch")
 	if sched.runq.size == 0 {

@@ -350,7 +350,7 @@ func mstart(mp *m) {
 
 // mReserveID returns the next M ID, counting the new M in mcount.
 //
-// Mirrors mReserveID. sched.lock must be held.
+// Mirrors mReserveID (proc.go:985). sched.lock must be held.
 func (sched *schedt) mReserveID() int64 {
 	sched.assertLockHeld("mReserveID")
 	id := sched.mnext
@@ -399,7 +399,7 @@ func (sched *schedt) mput(mp *m) {
 
 // mgetSpecific takes mp off the idle list if it is there, or returns nil.
 //
-// Mirrors mgetSpecific (Go 1.26). sched.lock must be held.
+// Mirrors mgetSpecific (proc.go:7230). sched.lock must be held.
 func (sched *schedt) mgetSpecific(mp *m) *m {
 	sched.assertLockHeld("mgetSpecific")
 	for pm := &sched.midle; *pm != nil; pm = &(*pm).schedlink {
@@ -415,7 +415,7 @@ func (sched *schedt) mgetSpecific(mp *m) *m {
 
 // mget takes an M from the idle list, or returns nil.
 //
-// Mirrors mget. sched.lock must be held.
+// Mirrors mget (proc.go:7213). sched.lock must be held.
 func (sched *schedt) mget() *m {
 	sched.assertLockHeld("mget")
 	mp := sched.midle
@@ -590,7 +590,7 @@ func (sched *schedt) pidleget() *p {
 // P, it sets sched.needspinning so that the next M to release its P spins
 // instead of sleeping (see the "delicate dance" in findRunnable).
 //
-// Mirrors pidlegetSpinning. sched.lock must be held.
+// Mirrors pidlegetSpinning (proc.go:7430). sched.lock must be held.
 func (sched *schedt) pidlegetSpinning() *p {
 	sched.assertLockHeld("pidlegetSpinning")
 	pp := sched.pidleget()

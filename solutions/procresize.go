@@ -151,7 +151,7 @@ func (pp *p) destroy() {
 
 // gfpurge moves all of pp's free Gs to the global free list.
 //
-// Mirrors gfpurge.
+// Mirrors gfpurge (proc.go:5569).
 func gfpurge(pp *p) {
 	sched := pp.sched
 	sched.gFree.lock.Lock()

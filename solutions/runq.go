@@ -81,7 +81,7 @@ func runqputslow(pp *p, gp *g, h, t uint32) bool {
 // runqputbatch puts as many Gs of q as fit on pp's ring. What does not fit
 // is left in q for the caller to put on the global queue.
 //
-// Mirrors runqputbatch (Go 1.26). Executed only by the owner P.
+// Mirrors runqputbatch (proc.go:7565). Executed only by the owner P.
 func runqputbatch(pp *p, q *gQueue) {
 	if q.empty() {
 		return

@@ -1,5 +1,7 @@
 package sched
 
+import "strconv"
+
 // This file is stop-the-world: stopTheWorld, startTheWorld, gcstopm and
 // preemptall (proc.go, Go 1.26: 1500-1800). GOMAXPROCS and the on-demand
 // invariant check use it.
@@ -59,7 +61,7 @@ func stopTheWorld(sched *schedt) {
 	}
 	for _, pp := range sched.allp {
 		if s := pp.status.Load(); s != _Pgcstop {
-			panic("stopTheWorld: not stopped (P " + itoa(int(pp.id)) + " is " + pStatusString(s) + ")")
+			panic("stopTheWorld: not stopped (P " + strconv.Itoa(int(pp.id)) + " is " + pStatusString(s) + ")")
 		}
 	}
 	if sched.trace != nil {
@@ -161,14 +163,4 @@ func preemptall(sched *schedt) {
 		}
 		preemptone(pp)
 	}
-}
-
-func itoa(i int) string {
-	if i < 0 {
-		return "-" + itoa(-i)
-	}
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }

@@ -192,7 +192,7 @@ func preemptone(pp *p) bool {
 
 // incidlelocked adjusts the count of idle locked Ms.
 //
-// Mirrors incidlelocked.
+// Mirrors incidlelocked (proc.go:6355).
 func (sched *schedt) incidlelocked(v int32) {
 	sched.lock.Lock()
 	sched.nmidlelocked += v
