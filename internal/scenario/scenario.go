@@ -1,0 +1,180 @@
+// Package scenario holds the named workloads that show the scheduler at
+// work: `kata demo` runs them, and the book's and `kata trace`'s pictures
+// are drawn from their events.
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	sched "github.com/gmp-kata/gmp-kata/solutions"
+)
+
+// A Scenario is a workload with a story: Main runs as the first G.
+type Scenario struct {
+	Name  string
+	Short string // one line: what to watch for
+	Procs int    // default number of Ps
+	Main  func(g *sched.G)
+	// WantDeadlock: the scenario ends in a deadlock on purpose.
+	WantDeadlock bool
+}
+
+// all lists the scenarios, in the order they are shown.
+var all = []Scenario{imbalance, pingpong, syscall, hog}
+
+// Names returns the scenario names, in order.
+func Names() []string {
+	names := make([]string, len(all))
+	for i, s := range all {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// All returns every scenario, in order.
+func All() []Scenario {
+	return slices.Clone(all)
+}
+
+// Lookup returns the scenario called name.
+func Lookup(name string) (Scenario, error) {
+	for _, s := range all {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("scenario: no scenario %q (have: %s)", name, strings.Join(Names(), ", "))
+}
+
+// A Result is what one run of a scenario did.
+type Result struct {
+	Scenario Scenario
+	Procs    int
+	Seed     uint64
+	Events   []sched.Event
+	Err      error // what Wait returned
+}
+
+// Run runs s on a fresh reference Runtime with procs Ps (0: the scenario's
+// default) and returns its events.
+func Run(s Scenario, procs int, seed uint64) (*Result, error) {
+	if procs == 0 {
+		procs = s.Procs
+	}
+	if procs < 1 || procs > 64 {
+		return nil, fmt.Errorf("scenario: %d Ps: want 1 to 64", procs)
+	}
+	var rec sched.Recorder
+	rt := sched.New(sched.Config{Procs: procs, Seed: seed, Trace: rec.Record})
+	rt.Go(s.Main)
+	err := rt.Wait()
+	rt.Close()
+	if (err != nil) != s.WantDeadlock {
+		return nil, fmt.Errorf("scenario %s: Wait returned %v", s.Name, err)
+	}
+	return &Result{Scenario: s, Procs: procs, Seed: seed, Events: rec.Events(), Err: err}, nil
+}
+
+// spin burns about n iterations of CPU and returns a value that depends on
+// all of them, so that the work is not optimized away.
+func spin(n int) uint64 {
+	x := uint64(n)
+	for i := 0; i < n; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+var imbalance = Scenario{
+	Name:  "imbalance",
+	Short: "one G spawns 200 CPU-bound tasks on one P; the idle Ps steal half of its queue at a time",
+	Procs: 4,
+	Main: func(g *sched.G) {
+		var wg sched.WaitGroup
+		var sink [200]uint64
+		for i := range sink {
+			wg.Add(1)
+			g.Go(func(g *sched.G) {
+				sink[i] = spin(20000)
+				wg.Done(g)
+			})
+		}
+		wg.Wait(g)
+	},
+}
+
+var pingpong = Scenario{
+	Name:  "pingpong",
+	Short: "two Gs trade a token over an unbuffered channel: each send readies the other into runnext",
+	Procs: 2,
+	Main: func(g *sched.G) {
+		ping, pong := sched.NewChan[int](0), sched.NewChan[int](0)
+		g.Go(func(g *sched.G) {
+			for {
+				v, ok := ping.Recv(g)
+				if !ok {
+					pong.Close(g)
+					return
+				}
+				pong.Send(g, v+1)
+			}
+		})
+		for i := 0; i < 50; i++ {
+			ping.Send(g, i)
+			pong.Recv(g)
+		}
+		ping.Close(g)
+		pong.Recv(g)
+	},
+}
+
+var syscall = Scenario{
+	Name:  "syscall",
+	Short: "a G blocks in a long system call; sysmon retakes its P and hands it off so the others run",
+	Procs: 2,
+	Main: func(g *sched.G) {
+		var wg sched.WaitGroup
+		wg.Add(1)
+		g.Go(func(g *sched.G) {
+			g.Syscall(func() { blockFor(30) })
+			wg.Done(g)
+		})
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			g.Go(func(g *sched.G) {
+				spin(200000)
+				wg.Done(g)
+			})
+		}
+		wg.Wait(g)
+	},
+}
+
+var hog = Scenario{
+	Name:  "hog",
+	Short: "on one P, a G that never blocks is preempted by sysmon after 10ms so the others get a turn",
+	Procs: 1,
+	Main: func(g *sched.G) {
+		var wg sched.WaitGroup
+		wg.Add(1)
+		g.Go(func(g *sched.G) {
+			for i := 0; i < 240; i++ { // ~40ms of work, in safe-point-sized steps
+				spin(200000)
+				g.Safepoint()
+			}
+			wg.Done(g)
+		})
+		for i := 0; i < 3; i++ {
+			wg.Add(1)
+			g.Go(func(g *sched.G) {
+				spin(100000)
+				wg.Done(g)
+			})
+		}
+		wg.Wait(g)
+	},
+}
