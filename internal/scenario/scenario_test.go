@@ -1,0 +1,60 @@
+package scenario
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	sched "github.com/gmp-kata/gmp-kata/solutions"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLookupUnknownNamesTheChoices(t *testing.T) {
+	_, err := Lookup("imbalanse")
+	require.Error(t, err)
+	for _, name := range Names() {
+		require.Contains(t, err.Error(), name, "the error should list the scenarios")
+	}
+}
+
+// TestSummaryAgreesWithEvents runs every scenario and recounts, from the raw
+// events, the numbers the summary reports.
+func TestSummaryAgreesWithEvents(t *testing.T) {
+	for _, s := range All() {
+		t.Run(s.Name, func(t *testing.T) {
+			r, err := Run(s, 0, 1)
+			require.NoError(t, err)
+			sum := Summarize(r)
+
+			count := map[sched.EventKind]int{}
+			starts := make([]int, r.Procs)
+			stolen := 0
+			for _, ev := range r.Events {
+				count[ev.Kind]++
+				if ev.Kind == sched.EvGoStart {
+					starts[ev.P]++
+				}
+				if ev.Kind == sched.EvSteal {
+					require.GreaterOrEqual(t, ev.N, int64(1), "a steal takes at least one G: %v", ev)
+					stolen += int(ev.N)
+				}
+			}
+			require.Equal(t, count[sched.EvGoCreate], sum.Created, "Gs created")
+			require.Equal(t, sum.Created, sum.Ended, "every G created must finish")
+			require.Equal(t, count[sched.EvSteal], sum.Steals, "steals")
+			require.Equal(t, stolen, sum.StolenGs, "Gs stolen")
+			total := 0
+			for i, p := range sum.Procs {
+				require.Equal(t, starts[i], p.Runs, "runs on P%d", i)
+				require.LessOrEqual(t, p.Busy, sum.Span, "P%d busy longer than the whole run", i)
+				total += p.Runs
+			}
+			require.Equal(t, count[sched.EvGoStart], total, "runs over all Ps")
+
+			var out bytes.Buffer
+			Print(&out, r, 40)
+			require.Contains(t, out.String(), "scenario "+s.Name)
+			require.Equal(t, r.Procs, strings.Count(out.String(), "|\n"), "one timeline line per P")
+		})
+	}
+}
