@@ -82,6 +82,18 @@ func parkunlock(gp *g, lock unsafe.Pointer) bool {
 	return true
 }
 
+// chanCell returns gp's cell for values of type T, making it the first time
+// gp blocks on a Chan[T]. A G blocks on one channel at a time, so one cell
+// (of the last type used) is enough.
+func chanCell[T any](gp *g) *T {
+	if p, ok := gp.cell.(*T); ok {
+		return p
+	}
+	p := new(T)
+	gp.cell = p
+	return p
+}
+
 // A Chan is a channel between Gs of one Runtime. Make it with NewChan.
 type Chan[T any] struct {
 	lock   sync.Mutex
@@ -146,8 +158,10 @@ func (c *Chan[T]) Send(gp *G, v T) {
 
 	// Block on the channel. Some receiver will complete our operation for
 	// us.
+	cell := chanCell[T](gp)
+	*cell = v
 	mysg := acquireSudog(gp)
-	mysg.elem = unsafe.Pointer(&v)
+	mysg.elem = unsafe.Pointer(cell)
 	gp.waiting = mysg
 	c.sendq.enqueue(mysg)
 	gopark(gp, parkunlock, unsafe.Pointer(&c.lock), waitReasonChanSend)
@@ -156,6 +170,8 @@ func (c *Chan[T]) Send(gp *G, v T) {
 	closed := !mysg.success
 	gp.waiting = nil
 	releaseSudog(mysg)
+	var zero T
+	*cell = zero // don't keep the value alive
 	if closed {
 		panic("send on closed channel")
 	}
@@ -202,8 +218,9 @@ func (c *Chan[T]) Recv(gp *G) (v T, ok bool) {
 	}
 
 	// No sender available: block on this channel.
+	cell := chanCell[T](gp)
 	mysg := acquireSudog(gp)
-	mysg.elem = unsafe.Pointer(&v)
+	mysg.elem = unsafe.Pointer(cell)
 	gp.waiting = mysg
 	c.recvq.enqueue(mysg)
 	gopark(gp, parkunlock, unsafe.Pointer(&c.lock), waitReasonChanReceive)
@@ -212,6 +229,9 @@ func (c *Chan[T]) Recv(gp *G) (v T, ok bool) {
 	ok = mysg.success
 	gp.waiting = nil
 	releaseSudog(mysg)
+	v = *cell
+	var zero T
+	*cell = zero // don't keep the value alive
 	return v, ok
 }
 

@@ -121,6 +121,10 @@ type g struct {
 	// sg is the one sudog it owns (see acquireSudog).
 	waiting *sudog
 	sg      sudog
+	// cell is a reusable *T where a blocked channel operation keeps its
+	// value (see chanCell): taking the address of a local would make every
+	// Send and Recv allocate.
+	cell any
 
 	// timer is the G's sleep timer (time.go); when == 0 while not sleeping.
 	timer timer
