@@ -249,19 +249,23 @@ func (ord *randomOrder) start(i uint32) randomEnum {
 	}
 }
 
+//kata:given
 func (enum *randomEnum) done() bool {
 	return enum.i == enum.count
 }
 
+//kata:given
 func (enum *randomEnum) next() {
 	enum.i++
 	enum.pos = (enum.pos + enum.inc) % enum.count
 }
 
+//kata:given
 func (enum *randomEnum) position() uint32 {
 	return enum.pos
 }
 
+//kata:given
 func gcd(a, b uint32) uint32 {
 	for b != 0 {
 		a, b = b, a%b
@@ -270,6 +274,8 @@ func gcd(a, b uint32) uint32 {
 }
 
 // min0 returns the smaller of two deadlines, where 0 means none.
+//
+//kata:given
 func min0(a, b int64) int64 {
 	if a == 0 || (b != 0 && b < a) {
 		return b

@@ -152,6 +152,8 @@ func (pp *p) destroy() {
 // gfpurge moves all of pp's free Gs to the global free list.
 //
 // Mirrors gfpurge (proc.go:5569).
+//
+//kata:given
 func gfpurge(pp *p) {
 	sched := pp.sched
 	sched.gFree.lock.Lock()

@@ -225,6 +225,8 @@ func runqsteal(pp, p2 *p, stealRunNextG bool) *g {
 
 // runqlen returns the number of Gs in pp's ring (not counting runnext). The
 // answer may be stale by the time it is used unless pp is stopped.
+//
+//kata:given
 func runqlen(pp *p) uint32 {
 	for {
 		h := pp.runqhead.Load()

@@ -193,6 +193,8 @@ func preemptone(pp *p) bool {
 // incidlelocked adjusts the count of idle locked Ms.
 //
 // Mirrors incidlelocked (proc.go:6355).
+//
+//kata:given
 func (sched *schedt) incidlelocked(v int32) {
 	sched.lock.Lock()
 	sched.nmidlelocked += v

@@ -1,0 +1,84 @@
+// Package lessons is the course's table of contents: every lesson is a
+// plugin, a directory lessons/NN-slug that registers itself here from its
+// init function. lessons/all imports them all.
+//
+// A lesson owns whole files of the reference scheduler (solutions/): the
+// learner rewrites those files, and the lesson's hidden tests grade them
+// inside the otherwise-reference scheduler.
+package lessons
+
+import (
+	"io/fs"
+	"time"
+)
+
+// A Lesson is one step of the course.
+type Lesson struct {
+	// ID is "NN-slug": two digits giving the order, then a lower-case slug.
+	ID    string
+	Title string
+
+	// Files are the files of solutions/ the learner writes in this lesson
+	// (base names, e.g. "runq.go"). No two lessons own the same file.
+	Files []string
+
+	// Prereqs are the IDs of lessons to do first.
+	Prereqs []string
+
+	// Task is the task statement: what to implement, the contract, what the
+	// tests check (Markdown).
+	Task string
+
+	// Hints are progressive: a nudge, then the idea, then the near-answer.
+	// There are at least three.
+	Hints []string
+
+	// Tests are the hidden tests, in the order they are reported.
+	Tests []Test
+
+	// Hidden holds the hidden test files (*_test.go), added to the
+	// reference package when grading.
+	Hidden fs.FS
+
+	// Mutants and Alternates are the self-check corpus: each is a directory
+	// per implementation holding replacements for the lesson's Files.
+	// Every mutant must fail the lesson; every alternate must pass it.
+	Mutants    fs.FS
+	Alternates fs.FS
+}
+
+// A Test is one hidden test of a lesson.
+type Test struct {
+	Name    string        // the Go test function, e.g. "TestRunqFIFO"
+	Points  int           // what passing it is worth
+	Timeout time.Duration // how long it may take
+	Kind    TestKind
+	// About says in one line what it checks, for the learner's report.
+	About string
+}
+
+// A TestKind says how a hidden test examines the learner's code.
+type TestKind string
+
+const (
+	// Exact: behaviour on constructed states, compared with the reference.
+	Exact TestKind = "exact"
+	// Stress: real threads; every G exactly once, invariants, -race clean.
+	Stress TestKind = "stress"
+	// Timing: timing behaviour under an injected clock.
+	Timing TestKind = "timing"
+)
+
+// MaxScore is the sum of the lesson's test points.
+func (l *Lesson) MaxScore() int {
+	total := 0
+	for _, t := range l.Tests {
+		total += t.Points
+	}
+	return total
+}
+
+// Order is the lesson's position in the course, from its ID.
+func (l *Lesson) Order() int {
+	return int(l.ID[0]-'0')*10 + int(l.ID[1]-'0')
+}
