@@ -133,14 +133,17 @@ func (c Config) normalize() config {
 
 // usleep is the default Usleep. Go's timers cannot sleep a few
 // microseconds (a short time.Sleep takes tens), so short sleeps yield the
-// host thread until the time has passed, as the runtime's osyield does.
+// host thread until the time has passed, as the runtime's osyield does; at
+// most maxYields times, because inside a testing/synctest bubble the clock
+// stands still while anything runs.
 func usleep(usec int64) {
 	if usec >= 20 {
 		time.Sleep(time.Duration(usec) * time.Microsecond)
 		return
 	}
+	const maxYields = 64
 	deadline := time.Now().Add(time.Duration(usec) * time.Microsecond)
-	for time.Now().Before(deadline) {
+	for i := 0; i < maxYields && time.Now().Before(deadline); i++ {
 		runtime.Gosched()
 	}
 }
