@@ -1,0 +1,131 @@
+package checker
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+// A module is the grading module on disk: a copy of the reference
+// scheduler (non-test files of solutions/) and, beside it, every lesson's
+// hidden tests, ready to be overlaid. It depends on nothing but the
+// standard library, so grading needs no network.
+type module struct {
+	dir    string // the module root
+	pkgDir string // dir/solutions: the package graded
+	hidden string // dir/hidden: hidden tests, one directory per lesson
+}
+
+// moduleFiles lists every file of the grading module with its content,
+// by slash-separated path.
+func moduleFiles(reg *lessons.Registry) (map[string][]byte, error) {
+	files := map[string][]byte{
+		"go.mod": []byte("module gmpkata.grade\n\ngo 1.26\n"),
+	}
+	refs, err := fs.Glob(gmpkata.Sources, "solutions/*.go")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range refs {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := fs.ReadFile(gmpkata.Sources, name)
+		if err != nil {
+			return nil, err
+		}
+		files[name] = data
+	}
+	for _, name := range lessons.KitFiles() {
+		data, err := fs.ReadFile(lessons.Kit, name)
+		if err != nil {
+			return nil, err
+		}
+		files["hidden/kit/"+name] = data
+	}
+	for _, l := range reg.All() {
+		tests, err := fs.Glob(l.Hidden, "*_test.go")
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range tests {
+			data, err := fs.ReadFile(l.Hidden, name)
+			if err != nil {
+				return nil, err
+			}
+			files["hidden/"+l.ID+"/"+name] = data
+		}
+	}
+	return files, nil
+}
+
+// prepareModule writes the grading module under cacheDir, in a directory
+// named by the hash of its content, unless it is already there. Writing
+// goes to a temporary directory renamed into place, so concurrent graders
+// and interrupted runs never see half a module.
+func prepareModule(cacheDir string, reg *lessons.Registry) (*module, error) {
+	files, err := moduleFiles(reg)
+	if err != nil {
+		return nil, fmt.Errorf("checker: reading the embedded sources: %w", err)
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(files[name]))
+		h.Write(files[name])
+	}
+	sum := hex.EncodeToString(h.Sum(nil))[:16]
+	dir := filepath.Join(cacheDir, "grade-"+sum)
+	m := &module{dir: dir, pkgDir: filepath.Join(dir, "solutions"), hidden: filepath.Join(dir, "hidden")}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		return m, nil
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return nil, fmt.Errorf("checker: cache directory: %w", err)
+	}
+	tmp, err := os.MkdirTemp(cacheDir, "tmp-grade-")
+	if err != nil {
+		return nil, fmt.Errorf("checker: cache directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, name := range names {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
+			return m, nil // another grader won the race; its copy is identical
+		}
+		return nil, fmt.Errorf("checker: installing the grading module: %w", err)
+	}
+	return m, nil
+}
+
+// DefaultCacheDir is where kata keeps its grading module: the user's cache
+// directory, or the system's temporary directory if there is none.
+func DefaultCacheDir() string {
+	if dir := os.Getenv("KATA_CACHE"); dir != "" {
+		return dir
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "gmp-kata")
+	}
+	return filepath.Join(os.TempDir(), "gmp-kata-cache")
+}

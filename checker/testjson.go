@@ -1,0 +1,111 @@
+package checker
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// testEvent is one line of `go test -json` (cmd/test2json's TestEvent, plus
+// the build events go test adds).
+type testEvent struct {
+	Action     string
+	Package    string
+	Test       string
+	Output     string
+	Elapsed    float64
+	ImportPath string // build-output, build-fail
+}
+
+// outcome is what the stream said about one top-level test.
+type outcome struct {
+	started  bool
+	action   string // "pass", "fail", "skip" or "" if it never finished
+	elapsed  float64
+	output   []string // its own lines (t.Log, t.Error, panics), framework lines left out
+	finished bool
+}
+
+// stream folds `go test -json` events into per-test outcomes.
+type stream struct {
+	tests       map[string]*outcome
+	running     string   // the top-level test running now, if any
+	buildOutput []string // compiler messages
+	buildFailed bool
+	pkgOutput   []string // output outside any test (a crash in init, the final FAIL)
+	outputBytes int
+}
+
+func newStream() *stream {
+	return &stream{tests: map[string]*outcome{}}
+}
+
+// top returns the top-level test of a (sub)test name.
+func top(name string) string {
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// add folds one line of go test -json output. Lines that are not JSON
+// (the go command's own complaints) count as package output.
+func (s *stream) add(line []byte) {
+	var ev testEvent
+	if err := json.Unmarshal(line, &ev); err != nil || ev.Action == "" {
+		s.pkgOutput = append(s.pkgOutput, string(line))
+		return
+	}
+	s.outputBytes += len(ev.Output)
+	switch ev.Action {
+	case "build-output":
+		s.buildOutput = append(s.buildOutput, strings.TrimRight(ev.Output, "\n"))
+		return
+	case "build-fail":
+		s.buildFailed = true
+		return
+	}
+	if ev.Test == "" {
+		if ev.Action == "output" {
+			s.pkgOutput = append(s.pkgOutput, strings.TrimRight(ev.Output, "\n"))
+		}
+		return
+	}
+	name := top(ev.Test)
+	o := s.tests[name]
+	if o == nil {
+		o = &outcome{}
+		s.tests[name] = o
+	}
+	switch ev.Action {
+	case "run":
+		if ev.Test == name {
+			o.started = true
+			s.running = name
+		}
+	case "output":
+		if !isFrameworkLine(ev.Output) {
+			o.output = append(o.output, strings.TrimRight(ev.Output, "\n"))
+		}
+	case "pass", "fail", "skip":
+		if ev.Test == name {
+			o.action = ev.Action
+			o.elapsed = ev.Elapsed
+			o.finished = true
+			if s.running == name {
+				s.running = ""
+			}
+		}
+	}
+}
+
+// isFrameworkLine reports whether a line of a test's output was written by
+// the testing package itself (=== RUN, --- PASS, ...), not by the test.
+func isFrameworkLine(line string) bool {
+	t := strings.TrimSpace(line)
+	for _, prefix := range []string{"=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- FAIL", "--- SKIP"} {
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}

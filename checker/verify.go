@@ -1,0 +1,127 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+// A Verdict is one line of the self-check: an implementation of a lesson,
+// what its grade must be, and what it was.
+type Verdict struct {
+	Lesson string `json:"lesson"`
+	Kind   string `json:"kind"` // reference, skeleton, mutant, alternate
+	Name   string `json:"name"`
+	Want   string `json:"want"` // "full marks", "zero", "a failure"
+	OK     bool   `json:"ok"`
+	Result *LessonResult
+}
+
+func (v Verdict) String() string {
+	mark := "ok  "
+	if !v.OK {
+		mark = "FAIL"
+	}
+	return fmt.Sprintf("%s %s %-9s %-28s want %s, got %d/%d", mark, v.Lesson, v.Kind, v.Name, v.Want, v.Result.Score, v.Result.MaxScore)
+}
+
+// Verify is the course's self-check for lesson l: the reference scores full
+// marks, the pristine skeleton zero, every mutant (a plausible wrong
+// implementation) fails, and every alternate (a correct implementation
+// written differently) scores full marks.
+func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, error) {
+	tmp, err := os.MkdirTemp("", "kata-verify-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	var out []Verdict
+	check := func(kind, name, want string, files map[string]string, ok func(*LessonResult) bool) {
+		res := c.Lesson(ctx, l, files)
+		out = append(out, Verdict{Lesson: l.ID, Kind: kind, Name: name, Want: want, OK: res.Status != StatusError && ok(res), Result: res})
+	}
+	full := func(r *LessonResult) bool { return r.Score == r.MaxScore }
+
+	ref := map[string]string{}
+	for _, f := range l.Files {
+		ref[f] = filepath.Join(c.mod.pkgDir, f)
+	}
+	check("reference", "solutions", "full marks", ref, full)
+
+	skel, err := extract(gmpkata.Sources, "skeleton", l.Files, filepath.Join(tmp, "skeleton"))
+	if err != nil {
+		return nil, err
+	}
+	check("skeleton", "skeleton", "zero", skel, func(r *LessonResult) bool { return r.Score == 0 })
+
+	for _, corpus := range []struct {
+		kind, want string
+		fsys       fs.FS
+		ok         func(*LessonResult) bool
+	}{
+		{"mutant", "a failure", l.Mutants, func(r *LessonResult) bool { return r.Status == StatusFail }},
+		{"alternate", "full marks", l.Alternates, full},
+	} {
+		if corpus.fsys == nil {
+			continue
+		}
+		dirs, err := fs.ReadDir(corpus.fsys, ".")
+		if err != nil {
+			return nil, fmt.Errorf("checker: %s %ss: %w", l.ID, corpus.kind, err)
+		}
+		for _, d := range dirs {
+			if !d.IsDir() {
+				continue
+			}
+			files, err := extract(corpus.fsys, d.Name(), l.Files, filepath.Join(tmp, corpus.kind, d.Name()))
+			if err != nil {
+				return nil, err
+			}
+			// A corpus entry replaces only the files it has; the others
+			// are the reference's.
+			for _, f := range l.Files {
+				if _, ok := files[f]; !ok {
+					files[f] = ref[f]
+				}
+			}
+			check(corpus.kind, d.Name(), corpus.want, files, corpus.ok)
+		}
+	}
+	return out, nil
+}
+
+// extract copies the files named in want that dir of fsys holds into
+// dest, and returns base name → path.
+func extract(fsys fs.FS, dir string, want []string, dest string) (map[string]string, error) {
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return nil, err
+	}
+	files := map[string]string{}
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !slices.Contains(want, e.Name()) {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.Join(dest, e.Name())
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return nil, err
+		}
+		files[e.Name()] = p
+	}
+	return files, nil
+}

@@ -1,0 +1,47 @@
+// Package ringbuffer is lesson 01: the 256-slot lock-free ring of each P's
+// local run queue.
+package ringbuffer
+
+import (
+	"embed"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+//go:embed task.md hints/*.md
+var text embed.FS
+
+//go:embed testdata
+var testdata embed.FS
+
+func init() {
+	lessons.Register(&lessons.Lesson{
+		ID:    "01-ringbuffer",
+		Title: "The local run queue: a lock-free ring",
+		Files: []string{"runq.go"},
+		Task:  lessons.MustRead(text, "task.md"),
+		Hints: lessons.MustReadHints(text),
+		Tests: []lessons.Test{
+			{Name: "TestL01FIFO", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqputtail then runqgethead returns Gs in FIFO order, 0 to 256 of them"},
+			{Name: "TestL01WrapAround", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "head and tail keep working when the uint32 counters wrap around"},
+			{Name: "TestL01FullRingGoesGlobal", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a put on a full ring moves the 128 oldest Gs plus the new one to the global queue, in order"},
+			{Name: "TestL01PutBatch", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqputbatch fills the ring in order and leaves the overflow in the queue"},
+			{Name: "TestL01GrabOlderHalf", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqgrab takes n - n/2 Gs from the head (the oldest), never more"},
+			{Name: "TestL01StealAndDrain", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqsteal returns one G and queues the rest on the thief; runqdrain empties a queue in order"},
+			{Name: "TestL01ConcurrentSteal", Points: 20, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "an owner and three thieves on real threads: every G comes out exactly once"},
+			{Name: "TestL01InScheduler", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "the whole scheduler on 4 Ps runs 3000 Gs, each exactly once"},
+		},
+		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
+		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
+		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
+	})
+}

@@ -1,0 +1,330 @@
+package sched
+
+// Hidden tests of lesson 01-ringbuffer. Messages are written for a learner
+// who cannot see this file.
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const l01 = "01-ringbuffer"
+
+func TestL01FIFO(t *testing.T) {
+	sched := kitSched(1, Config{})
+	pp := sched.allp[0]
+	for n := 0; n <= 256; n++ {
+		if gp := runqgethead(pp); gp != nil {
+			t.Fatalf("runqgethead on an empty ring returned %s, want nil"+kitHint(l01), kitID(gp))
+		}
+		gs := kitGs(sched, 1, n)
+		for _, gp := range gs {
+			runqputtail(pp, gp)
+		}
+		if got := pp.runqtail.Load() - pp.runqhead.Load(); got != uint32(n) {
+			t.Fatalf("after %d puts, runqtail - runqhead = %d, want %d", n, got, n)
+		}
+		for i, want := range gs {
+			if got := runqgethead(pp); got != want {
+				t.Fatalf("with %d Gs queued, get #%d returned %s, want %s (the ring must be first in, first out)"+kitHint(l01), n, i+1, kitID(got), kitID(want))
+			}
+		}
+		if gp := runqgethead(pp); gp != nil {
+			t.Fatalf("after taking back all %d Gs, runqgethead returned %s, want nil", n, kitID(gp))
+		}
+		if !sched.runq.empty() {
+			t.Fatalf("%d puts (at most 256) sent Gs to the global queue; only a put on a full ring may", n)
+		}
+	}
+}
+
+func TestL01WrapAround(t *testing.T) {
+	sched := kitSched(1, Config{})
+	pp := sched.allp[0]
+	start := uint32(math.MaxUint32 - 40)
+	pp.runqhead.Store(start)
+	pp.runqtail.Store(start)
+	gs := kitGs(sched, 1, 200)
+	for _, gp := range gs {
+		runqputtail(pp, gp)
+	}
+	if !sched.runq.empty() {
+		t.Fatalf("200 puts with runqhead = runqtail = MaxUint32-40 sent Gs to the global queue: is the count tail-head computed in uint32, so that it survives wrap-around?")
+	}
+	for i, want := range gs {
+		if got := runqgethead(pp); got != want {
+			t.Fatalf("across the uint32 wrap-around, get #%d returned %s, want %s: index slots with counter %% 256"+kitHint(l01), i+1, kitID(got), kitID(want))
+		}
+	}
+}
+
+func TestL01FullRingGoesGlobal(t *testing.T) {
+	sched := kitSched(1, Config{})
+	pp := sched.allp[0]
+	sched.runq.pushBack(kitG(sched, 9999)) // something already on the global queue
+	gs := kitGs(sched, 1, 257)
+	for _, gp := range gs[:256] {
+		runqputtail(pp, gp)
+	}
+	if sched.runq.size != 1 {
+		t.Fatalf("256 puts fill the ring exactly; the global queue changed size to %d", sched.runq.size)
+	}
+	runqputtail(pp, gs[256]) // the 257th: the ring is full
+	if got := sched.runq.size; got != 1+129 {
+		t.Fatalf("a put on a full ring must move 128 Gs plus the new one (129) to the global queue; it holds %d new Gs"+kitHint(l01), got-1)
+	}
+	if got := pp.runqtail.Load() - pp.runqhead.Load(); got != 128 {
+		t.Fatalf("after runqputslow, %d Gs are left on the ring, want 128", got)
+	}
+	if old := sched.runq.pop(); old.goid != 9999 {
+		t.Fatalf("the global queue's old head is now %s: the batch must go on the tail", kitID(old))
+	}
+	want := append(append([]*g{}, gs[:128]...), gs[256])
+	for i, w := range want {
+		if got := sched.runq.pop(); got != w {
+			t.Fatalf("global queue position %d holds %s, want %s: the batch is the 128 oldest Gs (from the head) in order, then the new G", i, kitID(got), kitID(w))
+		}
+	}
+	for i, w := range gs[128:256] {
+		if got := runqgethead(pp); got != w {
+			t.Fatalf("ring position %d after the move holds %s, want %s", i, kitID(got), kitID(w))
+		}
+	}
+}
+
+func TestL01PutBatch(t *testing.T) {
+	sched := kitSched(1, Config{})
+	pp := sched.allp[0]
+	pre := kitGs(sched, 1000, 100)
+	for _, gp := range pre {
+		runqputtail(pp, gp)
+	}
+	var q gQueue
+	batch := kitGs(sched, 1, 200)
+	for _, gp := range batch {
+		q.pushBack(gp)
+	}
+	runqputbatch(pp, &q)
+	if got := pp.runqtail.Load() - pp.runqhead.Load(); got != 256 {
+		t.Fatalf("runqputbatch of 200 Gs onto a ring holding 100 left %d queued, want 256 (fill it)"+kitHint(l01), got)
+	}
+	if q.size != 44 {
+		t.Fatalf("runqputbatch must leave what does not fit in q: want 44 left, q.size = %d", q.size)
+	}
+	for i, w := range append(pre, batch[:156]...) {
+		if got := runqgethead(pp); got != w {
+			t.Fatalf("after runqputbatch, ring position %d holds %s, want %s (the batch goes after what was queued, in order)", i, kitID(got), kitID(w))
+		}
+	}
+	for i, w := range batch[156:] {
+		if got := q.pop(); got != w {
+			t.Fatalf("overflow left in q, position %d: %s, want %s", i, kitID(got), kitID(w))
+		}
+	}
+}
+
+func TestL01GrabOlderHalf(t *testing.T) {
+	for n := 0; n <= 256; n++ {
+		sched := kitSched(2, Config{})
+		victim, thief := sched.allp[0], sched.allp[1]
+		gs := kitGs(sched, 1, n)
+		for _, gp := range gs {
+			runqputtail(victim, gp)
+		}
+		want := n - n/2
+		got := runqgrab(victim, &thief.runq, 0, false)
+		if int(got) != want {
+			t.Fatalf("runqgrab from a ring of %d Gs took %d, want %d (n - n/2: half, rounded up)"+kitHint(l01), n, got, want)
+		}
+		for i := 0; i < want; i++ {
+			if g := thief.runq[i].Load(); g != gs[i] {
+				t.Fatalf("runqgrab from a ring of %d: batch[%d] = %s, want %s: thieves take the oldest Gs, from the head", n, i, kitID(g), kitID(gs[i]))
+			}
+		}
+		if left := victim.runqtail.Load() - victim.runqhead.Load(); int(left) != n-want {
+			t.Fatalf("after runqgrab of %d from %d, the victim holds %d, want %d: advance the head by exactly what you took", want, n, left, n-want)
+		}
+		for i := want; i < n; i++ {
+			if g := runqgethead(victim); g != gs[i] {
+				t.Fatalf("after a grab, the victim's next G is %s, want %s", kitID(g), kitID(gs[i]))
+			}
+		}
+	}
+
+	// batchHead and wrap-around in the batch ring.
+	sched := kitSched(2, Config{})
+	victim, thief := sched.allp[0], sched.allp[1]
+	gs := kitGs(sched, 1, 10)
+	for _, gp := range gs {
+		runqputtail(victim, gp)
+	}
+	if n := runqgrab(victim, &thief.runq, 254, false); n != 5 {
+		t.Fatalf("runqgrab of 10 took %d, want 5", n)
+	}
+	for i, slot := range []int{254, 255, 0, 1, 2} {
+		if g := thief.runq[slot].Load(); g != gs[i] {
+			t.Fatalf("runqgrab with batchHead 254: slot %d holds %s, want %s: write batch[(batchHead+i) %% 256]", slot, kitID(g), kitID(gs[i]))
+		}
+	}
+
+	// runnext is taken only when asked, and only when the ring is empty.
+	sched = kitSched(2, Config{})
+	victim, thief = sched.allp[0], sched.allp[1]
+	next := kitG(sched, 77)
+	victim.runnext.Store(next)
+	if n := runqgrab(victim, &thief.runq, 0, false); n != 0 {
+		t.Fatalf("runqgrab(stealRunNextG=false) of an empty ring took %d Gs: runnext is off limits unless asked", n)
+	}
+	runqputtail(victim, kitG(sched, 1))
+	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load().goid != 1 {
+		t.Fatalf("runqgrab(stealRunNextG=true) of a ring holding G 1 with runnext G 77 must take G 1 from the ring and leave runnext")
+	}
+	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() != next {
+		t.Fatalf("runqgrab(stealRunNextG=true) of an empty ring with runnext G 77 took %d Gs, want runnext (1): call runqgrabnext when n == 0"+kitHint(l01), n)
+	}
+	if victim.runnext.Load() != nil {
+		t.Fatalf("runqgrab took runnext but the victim's runnext is still set")
+	}
+}
+
+func TestL01StealAndDrain(t *testing.T) {
+	sched := kitSched(2, Config{})
+	victim, thief := sched.allp[0], sched.allp[1]
+	if gp := runqsteal(thief, victim, true); gp != nil {
+		t.Fatalf("runqsteal from an empty P returned %s, want nil", kitID(gp))
+	}
+	gs := kitGs(sched, 1, 9)
+	for _, gp := range gs {
+		runqputtail(victim, gp)
+	}
+	gp := runqsteal(thief, victim, false)
+	if gp != gs[4] {
+		t.Fatalf("runqsteal of 9 Gs (takes 5: G 1..G 5) returned %s, want G 5, the last one taken", kitID(gp))
+	}
+	for i := 0; i < 4; i++ {
+		if got := runqgethead(thief); got != gs[i] {
+			t.Fatalf("after runqsteal, the thief's ring position %d holds %s, want %s: publish the rest with the new tail"+kitHint(l01), i, kitID(got), kitID(gs[i]))
+		}
+	}
+	if got := runqgethead(thief); got != nil {
+		t.Fatalf("the thief's ring holds %s beyond the 4 stolen Gs it should queue", kitID(got))
+	}
+
+	// runqdrain: runnext first, then the ring in order.
+	sched = kitSched(1, Config{})
+	pp := sched.allp[0]
+	gs = kitGs(sched, 1, 5)
+	for _, gp := range gs[1:] {
+		runqputtail(pp, gp)
+	}
+	pp.runnext.Store(gs[0])
+	q := runqdrain(pp)
+	if q.size != 5 {
+		t.Fatalf("runqdrain of runnext + 4 Gs returned %d Gs, want 5", q.size)
+	}
+	for i, w := range gs {
+		if got := q.pop(); got != w {
+			t.Fatalf("runqdrain position %d: %s, want %s (runnext first, then the ring from the head)", i, kitID(got), kitID(w))
+		}
+	}
+	if !runqempty(pp) {
+		t.Fatalf("after runqdrain the P's queue is not empty")
+	}
+}
+
+// TestL01ConcurrentSteal: one owner puts and gets while three thieves
+// steal, on real threads. Every G must come out exactly once.
+func TestL01ConcurrentSteal(t *testing.T) {
+	const rounds, perRound = 200, 300
+	sched := kitSched(4, Config{})
+	owner := sched.allp[0]
+	var seen sync.Map
+	var total atomic.Int64
+	dup := make(chan string, 1)
+	take := func(gp *g, who string) {
+		if gp == nil {
+			return
+		}
+		if prev, loaded := seen.LoadOrStore(gp, who); loaded {
+			select {
+			case dup <- kitID(gp) + " came out twice: first " + prev.(string) + ", then " + who:
+			default:
+			}
+		}
+		total.Add(1)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i := 1; i <= 3; i++ {
+		thief := sched.allp[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if gp := runqsteal(thief, owner, false); gp != nil {
+					take(gp, "a thief's runqsteal")
+					for gp := runqgethead(thief); gp != nil; gp = runqgethead(thief) {
+						take(gp, "a thief's own ring")
+					}
+				}
+			}
+		}()
+	}
+	id := int64(1)
+	for r := 0; r < rounds; r++ {
+		for i := 0; i < perRound; i++ {
+			runqputtail(owner, kitG(sched, id))
+			id++
+			if i%3 == 0 {
+				take(runqgethead(owner), "the owner's runqgethead")
+			}
+		}
+	}
+	for gp := runqgethead(owner); gp != nil; gp = runqgethead(owner) {
+		take(gp, "the owner's runqgethead")
+	}
+	stop.Store(true)
+	wg.Wait()
+	for gp := sched.runq.pop(); gp != nil; gp = sched.runq.pop() {
+		take(gp, "the global queue")
+	}
+	select {
+	case msg := <-dup:
+		t.Fatalf("%s: two takers got the same slot; is the head advanced only by CompareAndSwap, after reading the slots?"+kitHint(l01), msg)
+	default:
+	}
+	if got, want := total.Load(), id-1; got != want {
+		t.Fatalf("%d Gs were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), want, got)
+	}
+}
+
+// TestL01InScheduler runs the real scheduler on the learner's ring.
+func TestL01InScheduler(t *testing.T) {
+	const n = 3000
+	var ran [n + 1]atomic.Int32
+	err := kitRun(t, Config{Procs: 4, RandomizeScheduler: true}, 20*time.Second, func(gp *G) {
+		var wg WaitGroup
+		wg.Add(n)
+		for i := 1; i <= n; i++ {
+			gp.Go(func(gp *G) {
+				ran[i].Add(1)
+				if i%7 == 0 {
+					gp.Gosched()
+				}
+				wg.Done(gp)
+			})
+		}
+		wg.Wait(gp)
+	})
+	if err != nil {
+		t.Fatalf("the scheduler stopped with: %v", err)
+	}
+	for i := 1; i <= n; i++ {
+		if c := ran[i].Load(); c != 1 {
+			t.Fatalf("in the scheduler on 4 Ps, G number %d ran %d times, want exactly once"+kitHint(l01), i, c)
+		}
+	}
+}

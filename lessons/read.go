@@ -1,0 +1,42 @@
+package lessons
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+// MustRead returns the text of name in fsys; a lesson's embedded text
+// that cannot be read is a bug in the course, found at start-up.
+func MustRead(fsys fs.FS, name string) string {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		panic(fmt.Sprintf("lesson: reading %s: %v", name, err))
+	}
+	return string(data)
+}
+
+// MustReadHints returns the hints in fsys's hints/ directory, in the order
+// of their file names (1.md, 2.md, ...).
+func MustReadHints(fsys fs.FS) []string {
+	names, err := fs.Glob(fsys, "hints/*.md")
+	if err != nil || len(names) == 0 {
+		panic("lesson: no hints/*.md")
+	}
+	slices.Sort(names)
+	hints := make([]string, len(names))
+	for i, name := range names {
+		hints[i] = strings.TrimSpace(MustRead(fsys, name))
+	}
+	return hints
+}
+
+// MustSub returns the subdirectory dir of fsys.
+func MustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(fmt.Sprintf("lesson: %s: %v", dir, err))
+	}
+	return sub
+}

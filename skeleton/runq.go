@@ -1,0 +1,106 @@
+package sched
+
+import "sync/atomic"
+
+// This file is the local run queue's ring buffer: lesson 01-ringbuffer.
+// It mirrors the ring parts of runqput, runqputslow, runqputbatch, runqget,
+// runqgrab, runqsteal and runqdrain (proc.go, Go 1.26: 7478-7730). runnext,
+// the one-G slot in front of the ring, is lesson 02 (runnext.go).
+//
+// The protocol. Only the owner P pushes, at the tail; the owner pops and
+// thieves steal at the head. So:
+//   - runqtail is written only by the owner, with a store-release that
+//     publishes the slot it just filled;
+//   - runqhead is advanced by anyone, always with a compare-and-swap, which
+//     commits the consumption of the slots read before it;
+//   - head and tail are read with load-acquire; tail-head (with uint32
+//     wrap-around) is the number of queued Gs, at most len(runq).
+
+// runqputtail puts gp on the tail of pp's ring. If the ring is full it moves
+// half of it, plus gp, to the global queue (runqputslow).
+//
+// Mirrors the ring half of runqput. Executed only by the owner P.
+func runqputtail(pp *p, gp *g) {
+	// TODO(01-ringbuffer): write runqputtail as its comment above says.
+	// Stuck? Run: kata hint 01-ringbuffer
+	panic("not implemented: runqputtail")
+}
+
+// runqputslow moves half of pp's full ring, plus gp, to the global queue in
+// one batch, so the next 128 puts are cheap again and other Ps can find the
+// work without stealing. It returns false, having moved nothing, if the CAS
+// of the head fails (a consumer got there first: the ring is no longer full).
+//
+// Mirrors runqputslow (proc.go:7524). Executed only by the owner P.
+func runqputslow(pp *p, gp *g, h, t uint32) bool {
+	// TODO(01-ringbuffer): write runqputslow as its comment above says.
+	// Stuck? Run: kata hint 01-ringbuffer
+	panic("not implemented: runqputslow")
+}
+
+// runqputbatch puts as many Gs of q as fit on pp's ring. What does not fit
+// is left in q for the caller to put on the global queue.
+//
+// Mirrors runqputbatch (proc.go:7565). Executed only by the owner P.
+func runqputbatch(pp *p, q *gQueue) {
+	// TODO(01-ringbuffer): write runqputbatch as its comment above says.
+	// Stuck? Run: kata hint 01-ringbuffer
+	panic("not implemented: runqputbatch")
+}
+
+// runqgethead takes the G at the head of pp's ring, or returns nil if the
+// ring is empty.
+//
+// Mirrors the ring half of runqget (proc.go:7598). Executed only by the owner
+// P, racing with thieves for the head.
+func runqgethead(pp *p) *g {
+	// TODO(01-ringbuffer): write runqgethead as its comment above says.
+	// Stuck? Run: kata hint 01-ringbuffer
+	panic("not implemented: runqgethead")
+}
+
+// runqdrain takes every G off pp's run queue, runnext first, and returns
+// them in the order they would have run.
+//
+// Mirrors runqdrain (proc.go:7623). Executed only by the owner P.
+func runqdrain(pp *p) (drainQ gQueue) {
+	// TODO(01-ringbuffer): write runqdrain as its comment above says.
+	// Stuck? Run: kata hint 01-ringbuffer
+	panic("not implemented: runqdrain")
+}
+
+// runqgrab takes the older half of pp's ring (n - n/2 of n Gs, from the
+// head) and stores them in batch, a ring of the same size, starting at
+// batchHead. It returns the number taken. If the ring is empty and
+// stealRunNextG is set, it tries runnext instead (runqgrabnext).
+//
+// Mirrors runqgrab (proc.go:7662). Can be executed by any P.
+func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+	// TODO(01-ringbuffer): write runqgrab as its comment above says.
+	// Stuck? Run: kata hint 01-ringbuffer
+	panic("not implemented: runqgrab")
+}
+
+// runqsteal steals half of the Gs from p2's run queue into pp's and returns
+// one of them to run, or nil if there was nothing to steal.
+//
+// Mirrors runqsteal (proc.go:7730). Executed by pp's owner; p2 is any other P.
+func runqsteal(pp, p2 *p, stealRunNextG bool) *g {
+	// TODO(01-ringbuffer): write runqsteal as its comment above says.
+	// Stuck? Run: kata hint 01-ringbuffer
+	panic("not implemented: runqsteal")
+}
+
+// runqlen returns the number of Gs in pp's ring (not counting runnext). The
+// answer may be stale by the time it is used unless pp is stopped.
+//
+//kata:given
+func runqlen(pp *p) uint32 {
+	for {
+		h := pp.runqhead.Load()
+		t := pp.runqtail.Load()
+		if t-h <= uint32(len(pp.runq)) {
+			return t - h
+		}
+	}
+}

@@ -1,0 +1,313 @@
+package sched
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// This file mirrors runtime/runtime2.go: the G, M and P structures, their
+// status values, and schedt, the scheduler's global state. Go keeps that state
+// in package variables (sched, allp, allm, gomaxprocs); a Runtime here is one
+// instance, so it all lives in schedt and every structure points back to it.
+
+// G status values (runtime2.go). A G moves between them only by casgstatus,
+// which panics on an unexpected old status: that is how a G dispatched twice
+// is caught at execute instead of corrupting its coroutine.
+//
+// The runtime also has _Gpreempted, but only suspendG (used by the GC to stop
+// a goroutine in place) enters it; ordinary preemption goes _Grunning →
+// _Grunnable onto the global queue, so this scheduler has no use for it.
+const (
+	_Gidle     uint32 = iota // just allocated, not yet initialised
+	_Grunnable               // on a run queue (or in transit to one); not running
+	_Grunning                // running user code on an M that holds a P
+	_Gsyscall                // in Syscall: running on an M that has given up its P
+	_Gwaiting                // parked by gopark; on no run queue; goready wakes it
+	_Gdead                   // finished, on a gFree list, its coroutine kept for reuse
+)
+
+// P status values (runtime2.go, Go ≤ 1.25; see doc.go for what Go 1.26 did to
+// _Psyscall).
+const (
+	_Pidle    uint32 = iota // on the idle P list; its run queue is empty
+	_Prunning               // owned by an M that is running user code or the scheduler
+	_Psyscall               // its M is in a system call; sysmon may take it (retake)
+	_Pgcstop                // stopped for stop-the-world
+	_Pdead                  // no longer used (GOMAXPROCS shrank)
+)
+
+var gStatusStrings = [...]string{
+	_Gidle: "idle", _Grunnable: "runnable", _Grunning: "running",
+	_Gsyscall: "syscall", _Gwaiting: "waiting", _Gdead: "dead",
+}
+
+var pStatusStrings = [...]string{
+	_Pidle: "idle", _Prunning: "running", _Psyscall: "syscall",
+	_Pgcstop: "gcstop", _Pdead: "dead",
+}
+
+func gStatusString(s uint32) string {
+	if int(s) < len(gStatusStrings) {
+		return gStatusStrings[s]
+	}
+	return "bad status"
+}
+
+func pStatusString(s uint32) string {
+	if int(s) < len(pStatusStrings) {
+		return pStatusStrings[s]
+	}
+	return "bad status"
+}
+
+// A waitReason says why a G is parked (runtime2.go waitReason).
+type waitReason uint8
+
+const (
+	waitReasonZero waitReason = iota
+	waitReasonChanReceive
+	waitReasonChanSend
+	waitReasonSleep
+	waitReasonSyncMutexLock
+	waitReasonSyncWaitGroupWait
+	waitReasonPark
+)
+
+var waitReasonStrings = [...]string{
+	waitReasonZero:              "",
+	waitReasonChanReceive:       "chan receive",
+	waitReasonChanSend:          "chan send",
+	waitReasonSleep:             "sleep",
+	waitReasonSyncMutexLock:     "sync.Mutex.Lock",
+	waitReasonSyncWaitGroupWait: "sync.WaitGroup.Wait",
+	waitReasonPark:              "park",
+}
+
+func (w waitReason) String() string {
+	if int(w) < len(waitReasonStrings) {
+		return waitReasonStrings[w]
+	}
+	return "unknown wait reason"
+}
+
+// g is a goroutine of this scheduler: a function and the coroutine it runs on.
+// The exported name G is what a goroutine's body receives (see api.go).
+type g struct {
+	sched *schedt
+	goid  int64
+
+	// atomicstatus is one of the _G constants; change it only with casgstatus.
+	atomicstatus atomic.Uint32
+
+	// m is the M running this G (set by execute, cleared by dropg). Only the
+	// M that runs the G, and the G itself, read it.
+	m *m
+
+	// fn is the goroutine's body; nil once it has returned.
+	fn func(*G)
+
+	// schedlink links the G into exactly one gQueue or gList at a time. It is
+	// guarded by whatever lock guards that queue.
+	schedlink *g
+
+	// preempt asks the G to yield at its next safe point (sysmon's
+	// preemptone, stop-the-world's preemptall).
+	preempt atomic.Bool
+
+	waitreason waitReason // set by gopark while _Gwaiting
+
+	// waiting is the sudog this G is blocked on (chan, Mutex, WaitGroup);
+	// sg is the one sudog it owns (see acquireSudog).
+	waiting *sudog
+	sg      sudog
+	// cell is a reusable *T where a blocked channel operation keeps its
+	// value (see chanCell): taking the address of a local would make every
+	// Send and Recv allocate.
+	cell any
+
+	// timer is the G's sleep timer (time.go); when == 0 while not sleeping.
+	timer timer
+
+	// The coroutine (coro.go): resume runs the G until it calls mcall; yield
+	// is how the G's side hands control back; stop unwinds a parked G at Close.
+	resume func() (struct{}, bool)
+	yield  func(struct{}) bool
+	stop   func()
+}
+
+// m is a worker thread of this scheduler: one Go goroutine running the
+// scheduling loop in parallel with the others (see doc.go for why not an OS
+// thread of its own).
+type m struct {
+	sched *schedt
+	id    int64
+
+	p     *p // attached P for executing Gs (nil if not executing Go code)
+	nextp *p // P handed over by startm/startTheWorld before waking this M
+	oldp  *p // the P that was attached before entersyscall
+
+	// curg is the G running on this M, or nil. sysmon reads it to preempt.
+	curg atomic.Pointer[g]
+
+	// spinning: the M is out of work and actively looking for it. Only the
+	// M itself reads and writes this; sched.nmspinning counts spinning Ms.
+	spinning bool
+
+	park      note // stopm sleeps here; startm wakes it
+	schedlink *m   // next M on sched.midle
+
+	// mcallfn is the handler a G asked for with mcall; the M runs it on its
+	// own stack after the G's coroutine has yielded (see coro.go).
+	mcallfn func(mp *m, gp *g) (next *g, inheritTime bool)
+
+	// waitunlockf and waitlock are gopark's arguments, kept for park_m.
+	waitunlockf func(gp *g, lock unsafe.Pointer) bool
+	waitlock    unsafe.Pointer
+
+	syscalltick uint32 // pp.syscalltick when this M entered its syscall
+
+	isSysmon bool // the sysmon M: it never holds a P
+}
+
+// p is a processor: the right to run Go code. An M must hold a P to execute
+// a G. Each P has a local run queue that only it pushes to.
+type p struct {
+	sched *schedt
+	id    int32
+
+	status atomic.Uint32 // one of the _P constants
+	link   *p            // next P on sched.pidle (under sched.lock)
+
+	// schedtick is incremented on every scheduler call that does not inherit
+	// the time slice; syscalltick on every system call. sysmon reads both.
+	schedtick   atomic.Uint32
+	syscalltick atomic.Uint32
+	sysmontick  sysmontick // last ticks observed by sysmon (sysmon only)
+
+	m    atomic.Pointer[m] // back-link to the owning M (nil if idle or in a syscall)
+	oldm *m                // the last M to own this P, preferred when restarting it
+
+	// The local run queue: a 256-slot ring, lock-free. runqhead is advanced
+	// by the owner (runqget) and by thieves (runqgrab), always with a CAS;
+	// runqtail only by the owner, with a store-release. The slots hold
+	// atomic pointers: the runtime's plain slots are a data race by the Go
+	// memory model (it tolerates them because the runtime is not
+	// race-instrumented; a thief that loses its CAS throws the read away).
+	runqhead atomic.Uint32
+	runqtail atomic.Uint32
+	runq     [256]atomic.Pointer[g]
+
+	// runnext, if non-nil, is a runnable G that was readied by the current
+	// G and should run next instead of what is in runq, if there is time
+	// left in the running G's time slice. It inherits the time slice, so a
+	// set of goroutines locked in communicate-and-wait run as a unit. Other
+	// Ps may take it only with a CAS (runqgrab's last resort).
+	runnext atomic.Pointer[g]
+
+	// gFree caches dead Gs (and their coroutines) for reuse by newproc.
+	gFree struct {
+		gList
+		n int32
+	}
+
+	preempt atomic.Bool // set by preemptone; schedule clears it
+
+	// rand is this P's random source (steal order, randomized scheduling).
+	// The runtime keeps it on the M; on the P, only the owner uses it, and a
+	// Config.Seed gives each P a reproducible sequence.
+	rand cheaprand
+}
+
+// sysmontick is what sysmon saw of a P last time it looked (retake).
+type sysmontick struct {
+	schedtick   uint32
+	syscalltick uint32
+	schedwhen   int64
+	syscallwhen int64
+}
+
+// schedt is the scheduler's global state (runtime2.go schedt, plus the
+// package-level variables proc.go keeps beside it: allp, allm, allgs,
+// gomaxprocs, stealOrder, idlepMask).
+type schedt struct {
+	cfg config
+
+	goidgen atomic.Int64 // last goid handed out
+
+	// lock guards the idle M and P lists, the global run queue, stopwait
+	// and the M counts below. Lock order: allpLock before lock; a chan's,
+	// Mutex's or WaitGroup's lock before lock; timersLock after lock.
+	lock sync.Mutex
+
+	midle        *m    // idle Ms waiting for work
+	nmidle       int32 // number of idle Ms
+	nmidlelocked int32 // number of locked Ms waiting for work (always 0: no LockOSThread yet)
+	mnext        int64 // number of Ms created and next M ID
+	nmsys        int32 // number of system Ms (sysmon) not counted for deadlock
+
+	pidle        *p // idle Ps
+	npidle       atomic.Int32
+	nmspinning   atomic.Int32  // number of spinning Ms
+	needspinning atomic.Uint32 // a wakep found no idle P; a releasing M should spin instead
+
+	// The global run queue (under lock).
+	runq globalRunq
+
+	// Global cache of dead Gs (with their coroutines).
+	gFree struct {
+		lock sync.Mutex
+		list gList
+		n    atomic.Int32 // written under lock; read without it as a hint
+	}
+
+	// Stop-the-world.
+	gcwaiting  atomic.Bool // stop-the-world is pending or in effect
+	stopwait   int32       // Ps still to stop (under lock)
+	stopnote   note        // woken when stopwait reaches 0
+	sysmonwait atomic.Bool // sysmon is in its deep sleep
+	sysmonnote note        // wakes sysmon from the deep sleep
+
+	// The M that waits for the next timer stands in for the runtime's
+	// netpoll block: lastpoll == 0 while some M is blocked there.
+	lastpoll  atomic.Int64
+	pollUntil atomic.Int64 // when that M will wake, 0 if none
+	pollnote  note         // breaks that M's sleep (netpollBreak)
+
+	// allp, idlepMask and gomaxprocs change only under stop-the-world
+	// (procresize). Readers that may run during a resize take a snapshot.
+	allpLock   sync.Mutex // guards allp against sysmon (retake)
+	allp       []*p
+	idlepMask  pMask
+	gomaxprocs atomic.Int32
+	stealOrder randomOrder
+
+	// allm lists every M ever created (under lock); allgs every G (under
+	// allglock).
+	allm     []*m
+	allglock sync.Mutex
+	allgs    []*g
+
+	// Timers: one heap for the whole scheduler (the runtime keeps one per
+	// P); timer0When is the earliest deadline, 0 if none, read without lock.
+	timersLock sync.Mutex
+	timers     timerHeap
+	timer0When atomic.Int64
+
+	// Lifetime of the instance (api.go).
+	ngLive     atomic.Int64  // Gs created and not yet exited
+	waitCalled atomic.Bool   // Wait has been called: running out of Gs ends it
+	done       chan struct{} // closed when ngLive reaches 0, a deadlock or a panic is found
+	doneOnce   sync.Once
+	deadErr    error // why done was closed, if not by ngLive reaching 0 (under lock)
+	closing    atomic.Bool
+	mWG        sync.WaitGroup // every M goroutine, sysmon included
+	stwLock    sync.Mutex     // serialises stop-the-world callers (the runtime's worldsema)
+
+	trace func(Event) // optional event sink
+}
+
+// mcount returns the number of Ms created. Call with sched.lock held.
+func (sched *schedt) mcount() int32 {
+	return int32(sched.mnext)
+}
