@@ -164,7 +164,7 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 				record(name, StatusPass, "", o.elapsed)
 				progress = true
 			case o.finished:
-				record(name, StatusFail, testMessage(o.output, "failed"), o.elapsed)
+				record(name, StatusFail, testMessage(c.summarizePanic(o.output, replace), "failed"), o.elapsed)
 				progress = true
 			case name == rr.killed:
 				limit := r.timeouts[name]
@@ -175,7 +175,7 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 				progress = true
 			default:
 				// Started and never finished: the test binary died under it.
-				record(name, StatusFail, "crashed: "+crashMessage(o.output, rr.s.pkgOutput), 0)
+				record(name, StatusFail, "crashed: "+c.crashMessage(o.output, rr.s.pkgOutput, replace), 0)
 				progress = true
 			}
 		}
@@ -187,7 +187,7 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 		}
 		if !progress {
 			why := "the test binary stopped before running this test"
-			if out := crashMessage(nil, rr.s.pkgOutput); out != "" {
+			if out := c.crashMessage(nil, rr.s.pkgOutput, replace); out != "" {
 				why += ": " + out
 			}
 			for _, name := range next {
@@ -236,13 +236,12 @@ func testMessage(lines []string, fallback string) string {
 
 // crashMessage finds the panic (or fatal error) in a dead test binary's
 // output.
-func crashMessage(testOut, pkgOut []string) string {
+func (c *Checker) crashMessage(testOut, pkgOut []string, replace map[string]string) string {
 	all := append(slices.Clone(testOut), pkgOut...)
 	for i, l := range all {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
-			end := min(i+12, len(all))
-			return strings.Join(all[i:end], "\n")
+			return strings.Join(c.summarizePanic(all[i:], replace), "\n")
 		}
 	}
 	return tail(all, 8)

@@ -25,7 +25,7 @@ var demoCommand = &cli.Command{
 
 func runDemo(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return cli.Exit(fmt.Sprintf("demo: one scenario at a time, got %d (run 'kata demo --all' for all)", c.NArg()), exitUsage)
+		return usageError(fmt.Sprintf("demo: one scenario at a time, got %d (run 'kata demo --all' for all)", c.NArg()))
 	}
 	var todo []scenario.Scenario
 	switch {
@@ -34,7 +34,7 @@ func runDemo(c *cli.Context) error {
 	case c.NArg() == 1:
 		s, err := scenario.Lookup(c.Args().First())
 		if err != nil {
-			return cli.Exit("demo: "+err.Error(), exitUsage)
+			return usageError("demo: " + err.Error())
 		}
 		todo = append(todo, s)
 	default:
@@ -47,7 +47,7 @@ func runDemo(c *cli.Context) error {
 		}
 		r, err := scenario.Run(s, c.Int("procs"), c.Uint64("seed"))
 		if err != nil {
-			return cli.Exit("demo: "+err.Error(), exitCouldNot)
+			return couldNot(err)
 		}
 		scenario.Print(c.App.Writer, r, c.Int("width"))
 	}

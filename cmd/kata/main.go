@@ -1,28 +1,61 @@
-// Command kata is the gmp-kata course's tool: it runs the reference
-// scheduler, and (as the course grows) grades a learner's lessons.
+// Command kata is the gmp-kata course's tool: the learner's loop (init,
+// list, task, check, hint, watch, reset, solution), the course's
+// self-check (verify), and a look at the reference scheduler (demo).
+//
+// Each command lives in its own file, named after it. Only this package
+// turns errors into exit codes (exitcodes.go).
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
 
 	"github.com/urfave/cli/v2"
+
+	_ "github.com/gmp-kata/gmp-kata/lessons/all"
 )
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "kata:", err)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	app := newApp()
+	if err := app.RunContext(ctx, flagsFirst(app, os.Args)); err != nil {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "kata:", msg)
+		}
 		os.Exit(exitCode(err))
 	}
 }
 
-// newApp builds the command tree; each command lives in its own file.
+// newApp builds the command tree.
 func newApp() *cli.App {
 	return &cli.App{
 		Name:  "kata",
 		Usage: "learn the Go scheduler by building it",
+		Description: "Run kata with no command to see where you are and what to do next.\n" +
+			"Start with: kata init DIR",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, EnvVars: []string{"KATA_WORKSPACE"},
+				Usage: "the workspace `DIR` (default: the current directory or the nearest one above it)"},
+		},
+		Action: runStatus, // status.go
 		Commands: []*cli.Command{
-			demoCommand, // demo.go
+			initCommand,     // init.go
+			listCommand,     // list.go
+			taskCommand,     // task.go
+			checkCommand,    // check.go
+			hintCommand,     // hint.go
+			watchCommand,    // watch.go
+			resetCommand,    // reset.go
+			solutionCommand, // solution.go
+			verifyCommand,   // verify.go
+			demoCommand,     // demo.go
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return cli.Exit(fmt.Sprintf("%v (run 'kata %s --help')", err, c.Command.Name), exitUsage)
 		},
 	}
 }

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/checker"
+	"github.com/gmp-kata/gmp-kata/internal/workspace"
+	"github.com/gmp-kata/gmp-kata/lessons"
+	"github.com/urfave/cli/v2"
+)
+
+var checkCommand = &cli.Command{
+	Name:      "check",
+	Usage:     "grade lessons: your files, run inside the reference scheduler with the hidden tests",
+	ArgsUsage: "[LESSON...]  (default: your next lesson)",
+	Flags: []cli.Flag{
+		&cli.BoolFlag{Name: "all", Usage: "every lesson, then the capstone: all your files together"},
+		formatFlag(),
+		&cli.BoolFlag{Name: "no-race", Usage: "grade without the race detector (faster; misses data races)"},
+	},
+	Action: runCheck,
+}
+
+// checkReport is check's JSON output.
+type checkReport struct {
+	Lessons []*checker.LessonResult `json:"lessons"`
+}
+
+func runCheck(c *cli.Context) error {
+	asJSON, err := checkFormat(c)
+	if err != nil {
+		return err
+	}
+	ws, err := findWorkspace(c)
+	if err != nil {
+		return err
+	}
+	todo, err := lookupLessons(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	if c.Bool("all") {
+		if len(todo) > 0 {
+			return usageError("check: --all checks every lesson; name no lessons with it")
+		}
+		todo = lessons.Default.All()
+	}
+	if len(todo) == 0 {
+		next := nextLesson(ws)
+		if next == nil {
+			return usageError("check: every lesson passes; name one to check again, or use --all")
+		}
+		todo = []*lessons.Lesson{next}
+	}
+	ck, err := checker.New(checker.Options{NoRace: c.Bool("no-race")})
+	if err != nil {
+		return couldNot(err)
+	}
+
+	var report checkReport
+	for _, l := range todo {
+		res := ck.Lesson(c.Context, l, ws.LessonFiles(l))
+		record(ws, l, res)
+		report.Lessons = append(report.Lessons, res)
+		if !asJSON {
+			printLessonResult(c.App.Writer, res, ws, l)
+		}
+	}
+	if c.Bool("all") {
+		files := map[string]string{}
+		for _, l := range todo {
+			for f, p := range ws.LessonFiles(l) {
+				files[f] = p
+			}
+		}
+		res := ck.Capstone(c.Context, files)
+		report.Lessons = append(report.Lessons, res)
+		if !asJSON {
+			printLessonResult(c.App.Writer, res, ws, nil)
+		}
+	}
+	if err := ws.Save(); err != nil {
+		return couldNot(err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			return couldNot(err)
+		}
+	}
+	return checkExit(report.Lessons)
+}
+
+// record stores a lesson's result in the workspace's progress.
+func record(ws *workspace.Workspace, l *lessons.Lesson, res *checker.LessonResult) {
+	if res.Status == checker.StatusError {
+		return
+	}
+	ws.Progress.Lesson(l.ID).Record(res.Status, res.Score, res.MaxScore, time.Now())
+}
+
+// checkExit turns results into kata's exit code: 3 if any could not run, 1
+// if any failed, else 0.
+func checkExit(results []*checker.LessonResult) error {
+	code := exitOK
+	for _, r := range results {
+		switch r.Status {
+		case checker.StatusError:
+			return cli.Exit("", exitCouldNot)
+		case checker.StatusFail:
+			code = exitFailed
+		}
+	}
+	if code != exitOK {
+		return cli.Exit("", code)
+	}
+	return nil
+}
+
+// printLessonResult writes one lesson's grade for a person. l is nil for
+// the capstone.
+func printLessonResult(w io.Writer, res *checker.LessonResult, ws *workspace.Workspace, l *lessons.Lesson) {
+	st := styleFor(w)
+	verdict := st.green("PASS")
+	switch res.Status {
+	case checker.StatusFail:
+		verdict = st.red("FAIL")
+	case checker.StatusError:
+		verdict = st.red("ERROR")
+	}
+	fmt.Fprintf(w, "%s %s  %s  %d/%d  %s\n", verdict, st.bold(res.ID), res.Title, res.Score, res.MaxScore, st.dim(fmt.Sprintf("(%.1fs)", res.WallTime)))
+	if res.Error != "" {
+		fmt.Fprintf(w, "  kata could not run the check: %s\n", res.Error)
+		return
+	}
+	if len(res.CompileErrors) > 0 {
+		fmt.Fprintf(w, "  Your code does not compile. Fix the first error first:\n")
+		for i, e := range res.CompileErrors {
+			if i == 10 {
+				fmt.Fprintf(w, "    ... and %d more\n", len(res.CompileErrors)-i)
+				break
+			}
+			fmt.Fprintf(w, "    %s\n", e)
+		}
+		return
+	}
+	for _, t := range res.Tests {
+		if t.Status == checker.StatusPass {
+			fmt.Fprintf(w, "  %s %-28s %2d/%-2d %s\n", st.green("✓"), t.Name, t.Score, t.MaxScore, st.dim(t.About))
+			continue
+		}
+		fmt.Fprintf(w, "  %s %-28s %2d/%-2d %s\n", st.red("✗"), t.Name, t.Score, t.MaxScore, t.About)
+		for _, line := range strings.Split(t.Message, "\n") {
+			fmt.Fprintf(w, "      %s\n", line)
+		}
+	}
+	if l != nil && res.Status == checker.StatusFail {
+		level := ws.Progress.Lesson(l.ID).HintLevel
+		if level < len(l.Hints) {
+			fmt.Fprintf(w, "  Stuck? kata hint %s  (hint %d of %d)\n", l.ID[:2], level+1, len(l.Hints))
+		}
+	}
+	fmt.Fprintln(w)
+}

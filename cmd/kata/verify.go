@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/gmp-kata/gmp-kata/checker"
+	"github.com/gmp-kata/gmp-kata/lessons"
+	"github.com/urfave/cli/v2"
+)
+
+var verifyCommand = &cli.Command{
+	Name:      "verify",
+	Usage:     "the course's self-check: the reference passes, the skeleton scores 0, every known mistake fails",
+	ArgsUsage: "[LESSON...]  (default: all)",
+	Action:    runVerify,
+}
+
+func runVerify(c *cli.Context) error {
+	todo, err := lookupLessons(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	if len(todo) == 0 {
+		todo = lessons.Default.All()
+	}
+	ck, err := checker.New(checker.Options{})
+	if err != nil {
+		return couldNot(err)
+	}
+	w := c.App.Writer
+	st := styleFor(w)
+	bad := 0
+	for _, l := range todo {
+		verdicts, err := ck.Verify(c.Context, l)
+		if err != nil {
+			return couldNot(err)
+		}
+		for _, v := range verdicts {
+			line := v.String()
+			if v.OK {
+				fmt.Fprintln(w, st.green(line[:4])+line[4:])
+				continue
+			}
+			bad++
+			fmt.Fprintln(w, st.red(line[:4])+line[4:])
+			for _, t := range v.Result.Tests {
+				if (v.Want == "zero") == (t.Status == checker.StatusPass) {
+					fmt.Fprintf(w, "       %s %s: %.200s\n", t.Status, t.Name, t.Message)
+				}
+			}
+			if v.Result.Error != "" {
+				fmt.Fprintf(w, "       error: %s\n", v.Result.Error)
+			}
+		}
+	}
+	if bad > 0 {
+		return cli.Exit(fmt.Sprintf("verify: %d verdicts wrong", bad), exitFailed)
+	}
+	fmt.Fprintln(w, "verify: all good")
+	return nil
+}

@@ -1,0 +1,2 @@
+// Package runnext is lesson 02-runnext (being written).
+package runnext

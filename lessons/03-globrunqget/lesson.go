@@ -1,0 +1,2 @@
+// Package globrunqget is lesson 03-globrunqget (being written).
+package globrunqget

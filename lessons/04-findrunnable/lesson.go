@@ -1,0 +1,2 @@
+// Package findrunnable is lesson 04-findrunnable (being written).
+package findrunnable

@@ -1,0 +1,2 @@
+// Package spinning is lesson 05-spinning (being written).
+package spinning

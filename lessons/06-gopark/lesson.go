@@ -1,0 +1,2 @@
+// Package gopark is lesson 06-gopark (being written).
+package gopark

@@ -1,0 +1,2 @@
+// Package sysmon is lesson 07-sysmon (being written).
+package sysmon

@@ -1,0 +1,2 @@
+// Package procresize is lesson 08-procresize (being written).
+package procresize
