@@ -213,4 +213,3 @@ the reference scheduler, there to read.
 It is an ordinary Go module: your editor (gopls) type-checks it as it is.
 ` + "`.kata/progress.json`" + ` records your progress; don't delete it.
 `
-
