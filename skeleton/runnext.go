@@ -16,32 +16,9 @@ package sched
 //
 // Mirrors runqput (proc.go:7478). Executed only by the owner P.
 func runqput(pp *p, gp *g, next bool) {
-	if !pp.sched.cfg.haveSysmon && next {
-		// A runnext G shares the time slice of the G that readied it
-		// (inheritTime from runqget). Only sysmon's preemption stops a
-		// ping-pong pair from starving everyone else, so without sysmon
-		// runnext must not be used at all.
-		next = false
-	}
-	if pp.sched.cfg.randomizeScheduler && next && pp.rand.n(2) == 0 {
-		next = false
-	}
-
-	if next {
-		for {
-			oldnext := pp.runnext.Load()
-			if !pp.runnext.CompareAndSwap(oldnext, gp) {
-				continue // a thief took oldnext meanwhile; read again
-			}
-			if oldnext == nil {
-				return
-			}
-			// Kick the old runnext out to the regular run queue.
-			gp = oldnext
-			break
-		}
-	}
-	runqputtail(pp, gp)
+	// TODO(02-runnext): write runqput as its comment above says.
+	// Stuck? Run: kata hint 02-runnext
+	panic("not implemented: runqput")
 }
 
 // runqget gets a G from pp's local run queue: runnext first, then the head
@@ -50,13 +27,9 @@ func runqput(pp *p, gp *g, next bool) {
 //
 // Mirrors runqget (proc.go:7598). Executed only by the owner P.
 func runqget(pp *p) (gp *g, inheritTime bool) {
-	// If runnext is set and the CAS fails, it could only have been stolen by
-	// another P: other Ps can set runnext to nil, but only this P can set it
-	// to a G. So there is no need to retry the CAS.
-	if next := pp.runnext.Load(); next != nil && pp.runnext.CompareAndSwap(next, nil) {
-		return next, true
-	}
-	return runqgethead(pp), false
+	// TODO(02-runnext): write runqget as its comment above says.
+	// Stuck? Run: kata hint 02-runnext
+	panic("not implemented: runqget")
 }
 
 // runqempty reports whether pp has no Gs on its local run queue, runnext
@@ -64,19 +37,9 @@ func runqget(pp *p) (gp *g, inheritTime bool) {
 //
 // Mirrors runqempty (proc.go:7447). Can be called by any P.
 func runqempty(pp *p) bool {
-	// Defend against a race where 1) pp has G1 in runnext but runqhead ==
-	// runqtail, 2) runqput on pp kicks G1 to the runq, 3) runqget on pp
-	// empties runnext. Observing runqhead == runqtail and then runnext ==
-	// nil does not mean the queue is empty: tail must not have moved
-	// between the two reads.
-	for {
-		head := pp.runqhead.Load()
-		tail := pp.runqtail.Load()
-		runnext := pp.runnext.Load()
-		if tail == pp.runqtail.Load() {
-			return head == tail && runnext == nil
-		}
-	}
+	// TODO(02-runnext): write runqempty as its comment above says.
+	// Stuck? Run: kata hint 02-runnext
+	panic("not implemented: runqempty")
 }
 
 // runqgrabnext is runqgrab's last resort when pp's ring is empty: take
@@ -89,18 +52,7 @@ func runqempty(pp *p) bool {
 // Mirrors the runnext branch of runqgrab (proc.go:7669-7709). Executed by a
 // thief.
 func runqgrabnext(pp *p) (next *g, retry bool) {
-	next = pp.runnext.Load()
-	if next == nil {
-		return nil, false
-	}
-	if pp.status.Load() == _Prunning {
-		// Sleep to ensure that pp isn't about to run the G we are about to
-		// steal. A synchronous channel hand-off takes ~50ns, so 3µs
-		// overshoots ~50×.
-		pp.sched.cfg.usleep(3)
-	}
-	if !pp.runnext.CompareAndSwap(next, nil) {
-		return nil, true
-	}
-	return next, false
+	// TODO(02-runnext): write runqgrabnext as its comment above says.
+	// Stuck? Run: kata hint 02-runnext
+	panic("not implemented: runqgrabnext")
 }

@@ -61,10 +61,11 @@ func (sched *schedt) addtimer(t *timer) {
 	sched.timersLock.Lock()
 	heap.Push(&sched.timers, t)
 	first := sched.timers[0] == t
+	when := t.when // once unlocked, t may fire (and be re-armed) on another M
 	sched.updateTimer0When()
 	sched.timersLock.Unlock()
 	if first {
-		wakeNetPoller(sched, t.when)
+		wakeNetPoller(sched, when)
 	}
 }
 

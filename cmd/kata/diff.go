@@ -9,7 +9,7 @@ import (
 // lines of context. The files are small (a lesson's source), so a plain
 // longest-common-subsequence table is fast enough.
 func unifiedDiff(nameA, nameB, a, b string) string {
-	x, y := strings.SplitAfter(a, "\n"), strings.SplitAfter(b, "\n")
+	x, y := splitLines(a), splitLines(b)
 	// lcs[i][j] is the length of the LCS of x[i:] and y[j:].
 	lcs := make([][]int, len(x)+1)
 	for i := range lcs {
@@ -37,7 +37,7 @@ func unifiedDiff(nameA, nameB, a, b string) string {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			ops = append(ops, op{' ', x[i], i + 1, j + 1})
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
+		case j < len(y) && (i == len(x) || lcs[i][j+1] > lcs[i+1][j]):
 			ops = append(ops, op{'+', y[j], i + 1, j + 1})
 			j++
 		default:
@@ -96,4 +96,14 @@ func unifiedDiff(nameA, nameB, a, b string) string {
 		return "Your " + strings.TrimPrefix(nameA, "yours/") + " is identical to the reference.\n"
 	}
 	return out.String()
+}
+
+// splitLines splits s after each newline; a final newline ends the last
+// line rather than starting an empty one.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }

@@ -1,0 +1,126 @@
+package tests
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// buildKata builds the kata command into a temporary directory.
+func buildKata(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kata")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command("go", "build", "-o", bin, "../cmd/kata")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "building kata: %s", out)
+	return bin
+}
+
+// run runs the kata binary in dir and returns its output and exit code.
+func run(t *testing.T, bin, dir string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KATA_WORKSPACE=", "KATA_CACHE="+cacheDir(t))
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return string(out), exit.ExitCode()
+	}
+	require.NoError(t, err)
+	return string(out), 0
+}
+
+var sharedCache string
+
+func cacheDir(t *testing.T) string {
+	if sharedCache == "" {
+		sharedCache = filepath.Join(os.TempDir(), "kata-e2e-cache")
+	}
+	return sharedCache
+}
+
+type checkJSON struct {
+	Lessons []struct {
+		ID       string `json:"id"`
+		Status   string `json:"status"`
+		Score    int    `json:"score"`
+		MaxScore int    `json:"max_score"`
+		Tests    []struct {
+			Name     string `json:"name"`
+			Status   string `json:"status"`
+			Score    int    `json:"score"`
+			MaxScore int    `json:"max_score"`
+			Message  string `json:"message"`
+		} `json:"tests"`
+		CompileErrors []string `json:"compile_errors"`
+	} `json:"lessons"`
+}
+
+// TestLearnerSolvesLessonOne walks the README's path: init a workspace,
+// check the untouched lesson (it fails, scoring 0), break it (the compile
+// error names the learner's file and line), write it (here: a correct
+// implementation written differently from the reference), check again
+// (it passes), and see kata point at the next lesson.
+func TestLearnerSolvesLessonOne(t *testing.T) {
+	bin := buildKata(t)
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+
+	out, code := run(t, bin, home, "init", ws)
+	require.Equal(t, 0, code, out)
+
+	out, code = run(t, bin, ws, "check", "01", "--format", "json")
+	require.Equal(t, 1, code, "an untouched lesson must fail: %s", out)
+	var rep checkJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Lessons, 1)
+	l := rep.Lessons[0]
+	assert.Equal(t, "01-ringbuffer", l.ID)
+	assert.Equal(t, "fail", l.Status)
+	assert.Equal(t, 0, l.Score)
+	assert.Equal(t, 100, l.MaxScore)
+	for _, tr := range l.Tests {
+		assert.Equal(t, "fail", tr.Status, tr.Name)
+		assert.Contains(t, tr.Message, "not implemented", tr.Name)
+	}
+
+	runq := filepath.Join(ws, "runq.go")
+	skel, err := os.ReadFile(runq)
+	require.NoError(t, err)
+	broken := strings.Replace(string(skel), `panic("not implemented: runqputtail")`, `panic(undefinedThing)`, 1)
+	require.NoError(t, os.WriteFile(runq, []byte(broken), 0o644))
+	out, code = run(t, bin, ws, "check", "01")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "does not compile")
+	assert.Regexp(t, `runq\.go:\d+:\d+: undefined: undefinedThing`, out)
+
+	alt, err := os.ReadFile("../lessons/01-ringbuffer/testdata/alternates/masked/runq.go")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(runq, alt, 0o644))
+	out, code = run(t, bin, ws, "check", "01")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "PASS 01-ringbuffer")
+	assert.Contains(t, out, "100/100")
+
+	out, code = run(t, bin, ws)
+	assert.Equal(t, 0, code)
+	assert.NotContains(t, out, "Next: 01-ringbuffer", "after passing lesson 01, kata must move on: %s", out)
+
+	out, code = run(t, bin, ws, "list", "--format", "json")
+	require.Equal(t, 0, code)
+	var list []struct{ ID, Status string }
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	assert.Equal(t, "pass", list[0].Status)
+}
