@@ -12,7 +12,10 @@ var verifyCommand = &cli.Command{
 	Name:      "verify",
 	Usage:     "the course's self-check: the reference passes, the skeleton scores 0, every known mistake fails",
 	ArgsUsage: "[LESSON...]  (default: all)",
-	Action:    runVerify,
+	Flags: []cli.Flag{
+		&cli.IntFlag{Name: "repeat", Usage: "instead, run the hidden tests `N` times on the reference: any failure is a flaky test"},
+	},
+	Action: runVerify,
 }
 
 func runVerify(c *cli.Context) error {
@@ -29,6 +32,23 @@ func runVerify(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	st := styleFor(w)
+	if n := c.Int("repeat"); c.IsSet("repeat") {
+		if n < 1 {
+			return usageError("verify: --repeat must be at least 1")
+		}
+		fails, err := ck.Repeat(c.Context, todo, n)
+		if err != nil {
+			return couldNot(err)
+		}
+		for name, k := range fails {
+			fmt.Fprintf(w, "%s %s failed %d of %d runs on the reference\n", st.red("FLAKY"), name, k, n)
+		}
+		if len(fails) > 0 {
+			return cli.Exit(fmt.Sprintf("verify: %d hidden tests failed on the reference", len(fails)), exitFailed)
+		}
+		fmt.Fprintf(w, "verify: every hidden test passed %d times on the reference\n", n)
+		return nil
+	}
 	bad := 0
 	for _, l := range todo {
 		verdicts, err := ck.Verify(c.Context, l)
