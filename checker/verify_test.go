@@ -37,6 +37,7 @@ func TestVerify(t *testing.T) {
 	c := sharedChecker(t)
 	for _, l := range lessons.Default.All() {
 		t.Run(l.ID, func(t *testing.T) {
+			t.Parallel()
 			if len(l.Tests) == 0 {
 				t.Fatal("no hidden tests")
 			}
