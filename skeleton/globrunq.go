@@ -14,8 +14,9 @@ package sched
 //
 // Mirrors globrunqput (proc.go:7249). sched.lock must be held.
 func (sched *schedt) globrunqput(gp *g) {
-	sched.assertLockHeld("globrunqput")
-	sched.runq.pushBack(gp)
+	// TODO(03-globrunqget): write globrunqput as its comment above says.
+	// Stuck? Run: kata hint 03-globrunqget
+	panic("not implemented: globrunqput")
 }
 
 // globrunqputhead puts gp at the head of the global run queue, to run
@@ -24,8 +25,9 @@ func (sched *schedt) globrunqput(gp *g) {
 //
 // Mirrors globrunqputhead (proc.go:7260). sched.lock must be held.
 func (sched *schedt) globrunqputhead(gp *g) {
-	sched.assertLockHeld("globrunqputhead")
-	sched.runq.push(gp)
+	// TODO(03-globrunqget): write globrunqputhead as its comment above says.
+	// Stuck? Run: kata hint 03-globrunqget
+	panic("not implemented: globrunqputhead")
 }
 
 // globrunqputbatch puts a batch of Gs on the tail of the global run queue
@@ -33,9 +35,9 @@ func (sched *schedt) globrunqputhead(gp *g) {
 //
 // Mirrors globrunqputbatch (proc.go:7272). sched.lock must be held.
 func (sched *schedt) globrunqputbatch(batch *gQueue) {
-	sched.assertLockHeld("globrunqputbatch")
-	sched.runq.pushBackAll(*batch)
-	*batch = gQueue{}
+	// TODO(03-globrunqget): write globrunqputbatch as its comment above says.
+	// Stuck? Run: kata hint 03-globrunqget
+	panic("not implemented: globrunqputbatch")
 }
 
 // globrunqget takes one G from the head of the global run queue, or returns
@@ -44,11 +46,9 @@ func (sched *schedt) globrunqputbatch(batch *gQueue) {
 //
 // Mirrors globrunqget (proc.go:7281). sched.lock must be held.
 func (sched *schedt) globrunqget() *g {
-	sched.assertLockHeld("globrunqget")
-	if sched.runq.size == 0 {
-		return nil
-	}
-	return sched.runq.pop()
+	// TODO(03-globrunqget): write globrunqget as its comment above says.
+	// Stuck? Run: kata hint 03-globrunqget
+	panic("not implemented: globrunqget")
 }
 
 // globrunqgetbatch takes a batch from the head of the global run queue: gp
@@ -64,16 +64,7 @@ func (sched *schedt) globrunqget() *g {
 // Mirrors globrunqgetbatch (proc.go:7293); Go 1.25 had globrunqget(pp, max)
 // instead. sched.lock must be held.
 func (sched *schedt) globrunqgetbatch(n int32) (gp *g, q gQueue) {
-	sched.assertLockHeld("globrunqgetbatch")
-	if sched.runq.size == 0 {
-		return nil, q
-	}
-	n = min(n, sched.runq.size, sched.runq.size/sched.gomaxprocs.Load()+1)
-
-	gp = sched.runq.pop()
-	n--
-	for ; n > 0; n-- {
-		q.pushBack(sched.runq.pop())
-	}
-	return gp, q
+	// TODO(03-globrunqget): write globrunqgetbatch as its comment above says.
+	// Stuck? Run: kata hint 03-globrunqget
+	panic("not implemented: globrunqgetbatch")
 }

@@ -1,2 +1,52 @@
-// Package runnext is lesson 02-runnext (being written).
+// Package runnext is lesson 02: runnext, the one-G slot in front of each
+// P's ring, where a G that was just readied waits to run next.
 package runnext
+
+import (
+	"embed"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+//go:embed task.md hints/*.md
+var text embed.FS
+
+//go:embed testdata
+var testdata embed.FS
+
+func init() {
+	lessons.Register(&lessons.Lesson{
+		ID:      "02-runnext",
+		Title:   "runnext: the G that runs next",
+		Files:   []string{"runnext.go"},
+		Prereqs: []string{"01-ringbuffer"},
+		Task:    lessons.MustRead(text, "task.md"),
+		Hints:   lessons.MustReadHints(text),
+		Tests: []lessons.Test{
+			{Name: "TestL02PutNext", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqput(next=true) puts the G in runnext and kicks the old runnext to the ring's tail; next=false uses the ring"},
+			{Name: "TestL02GetOrder", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqget returns runnext first with inheritTime = true, then the ring in order with false"},
+			{Name: "TestL02NoSysmon", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "with Config{NoSysmon: true} runnext is never used"},
+			{Name: "TestL02Randomize", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "with RandomizeScheduler, next=true uses runnext about half the time, next=false never, and no G is lost"},
+			{Name: "TestL02Empty", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqempty is false while a G is in runnext or on the ring, true otherwise"},
+			{Name: "TestL02EmptyWhileKicked", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "runqempty never says empty while the owner kicks runnext to the ring on another thread (the runtime's RunSchedLocalQueueEmptyTest)"},
+			{Name: "TestL02GrabNext", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Timing,
+				About: "runqgrabnext backs off with Usleep(3) only for a running P, takes runnext by CAS, and says retry when the CAS loses"},
+			{Name: "TestL02PingPong", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "a channel ping-pong on 1 P: each readied G runs next, before the ring, inheriting the time slice"},
+			{Name: "TestL02RunnextStolen", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "a G left in the runnext of a P that never yields is stolen and run by another P"},
+			{Name: "TestL02Stress", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "ping-pong pairs and spawn chains on 4 Ps, randomized: every message arrives, every G runs exactly once"},
+		},
+		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
+		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
+		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
+	})
+}
