@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"maps"
 	"fmt"
 	"io/fs"
 	"os"
@@ -62,37 +63,79 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 	}
 	check("skeleton", "skeleton", "zero", skel, func(r *LessonResult) bool { return r.Score == 0 })
 
-	for _, corpus := range []struct {
-		kind, want string
-		fsys       fs.FS
-		ok         func(*LessonResult) bool
-	}{
-		{"mutant", "a failure", l.Mutants, func(r *LessonResult) bool { return r.Status == StatusFail }},
-		{"alternate", "full marks", l.Alternates, full},
-	} {
-		if corpus.fsys == nil {
-			continue
+	mutants, err := l.ReadMutants()
+	if err != nil {
+		return nil, err
+	}
+	refSrc := map[string][]byte{}
+	for _, f := range l.Files {
+		if refSrc[f], err = fs.ReadFile(gmpkata.Sources, "solutions/"+f); err != nil {
+			return nil, err
 		}
-		dirs, err := fs.ReadDir(corpus.fsys, ".")
+	}
+	for _, m := range mutants {
+		edited, err := m.Apply(refSrc)
 		if err != nil {
-			return nil, fmt.Errorf("checker: %s %ss: %w", l.ID, corpus.kind, err)
+			return nil, err
+		}
+		files := maps.Clone(ref)
+		for f, data := range edited {
+			p := filepath.Join(tmp, "mutant", m.Name, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				return nil, err
+			}
+			files[f] = p
+		}
+		check("mutant", m.Name, "a failure", files, func(r *LessonResult) bool { return r.Status == StatusFail })
+	}
+
+	// Mutants still kept as whole files (a directory per mutant).
+	if l.Mutants != nil {
+		dirs, err := fs.ReadDir(l.Mutants, ".")
+		if err != nil {
+			return nil, err
 		}
 		for _, d := range dirs {
 			if !d.IsDir() {
 				continue
 			}
-			files, err := extract(corpus.fsys, d.Name(), l.Files, filepath.Join(tmp, corpus.kind, d.Name()))
+			files, err := extract(l.Mutants, d.Name(), l.Files, filepath.Join(tmp, "mutantdir", d.Name()))
 			if err != nil {
 				return nil, err
 			}
-			// A corpus entry replaces only the files it has; the others
-			// are the reference's.
 			for _, f := range l.Files {
 				if _, ok := files[f]; !ok {
 					files[f] = ref[f]
 				}
 			}
-			check(corpus.kind, d.Name(), corpus.want, files, corpus.ok)
+			check("mutant", d.Name(), "a failure", files, func(r *LessonResult) bool { return r.Status == StatusFail })
+		}
+	}
+
+	if l.Alternates != nil {
+		dirs, err := fs.ReadDir(l.Alternates, ".")
+		if err != nil {
+			return nil, fmt.Errorf("checker: %s alternates: %w", l.ID, err)
+		}
+		for _, d := range dirs {
+			if !d.IsDir() {
+				continue
+			}
+			files, err := extract(l.Alternates, d.Name(), l.Files, filepath.Join(tmp, "alternate", d.Name()))
+			if err != nil {
+				return nil, err
+			}
+			// An alternate replaces only the files it has; the others are
+			// the reference's.
+			for _, f := range l.Files {
+				if _, ok := files[f]; !ok {
+					files[f] = ref[f]
+				}
+			}
+			check("alternate", d.Name(), "full marks", files, full)
 		}
 	}
 	return out, nil
