@@ -27,21 +27,18 @@ package sched
 //
 // Mirrors the gate in findRunnable (proc.go:3517). Executed by mp.
 func shouldSpin(mp *m) bool {
-	sched := mp.sched
-	return mp.spinning || 2*sched.nmspinning.Load() < sched.gomaxprocs.Load()-sched.npidle.Load()
+	// TODO(05-spinning): write shouldSpin as its comment above says.
+	// Stuck? Run: kata hint 05-spinning
+	panic("not implemented: shouldSpin")
 }
 
 // becomeSpinning marks mp as spinning and counts it.
 //
 // Mirrors (*m).becomeSpinning (proc.go:1073). Executed by mp.
 func (mp *m) becomeSpinning() {
-	sched := mp.sched
-	mp.spinning = true
-	sched.nmspinning.Add(1)
-	sched.needspinning.Store(0)
-	if sched.trace != nil {
-		sched.traceEvent(EvSpinStart, 0, pidOf(mp.p), mp.id, 0)
-	}
+	// TODO(05-spinning): write becomeSpinning as its comment above says.
+	// Stuck? Run: kata hint 05-spinning
+	panic("not implemented: becomeSpinning")
 }
 
 // stopSpinning marks mp as no longer spinning and uncounts it.
@@ -49,14 +46,9 @@ func (mp *m) becomeSpinning() {
 // Mirrors the first half of resetspinning, also inlined in findRunnable.
 // Executed by mp.
 func stopSpinning(mp *m) {
-	sched := mp.sched
-	mp.spinning = false
-	if sched.nmspinning.Add(-1) < 0 {
-		panic("findRunnable: negative nmspinning")
-	}
-	if sched.trace != nil {
-		sched.traceEvent(EvSpinStop, 0, pidOf(mp.p), mp.id, 0)
-	}
+	// TODO(05-spinning): write stopSpinning as its comment above says.
+	// Stuck? Run: kata hint 05-spinning
+	panic("not implemented: stopSpinning")
 }
 
 // resetspinning is called by a spinning M that found a G to run: it stops
@@ -65,13 +57,9 @@ func stopSpinning(mp *m) {
 //
 // Mirrors resetspinning (proc.go:4021). Executed by mp.
 func resetspinning(mp *m) {
-	if !mp.spinning {
-		panic("resetspinning: not a spinning m")
-	}
-	stopSpinning(mp)
-	// M wakeup policy is deliberately somewhat conservative, so check if
-	// we need to wake up another P here.
-	wakep(mp.sched)
+	// TODO(05-spinning): write resetspinning as its comment above says.
+	// Stuck? Run: kata hint 05-spinning
+	panic("not implemented: resetspinning")
 }
 
 // wakep tries to add one more P to execute Gs, because there is new work
@@ -81,24 +69,9 @@ func resetspinning(mp *m) {
 //
 // Mirrors wakep (proc.go:3212). Called from anywhere, without sched.lock.
 func wakep(sched *schedt) {
-	// Be conservative about spinning threads: only start one if none
-	// exists already. The CAS 0→1 both checks and claims it.
-	if sched.nmspinning.Load() != 0 || !sched.nmspinning.CompareAndSwap(0, 1) {
-		return
-	}
-
-	sched.lock.Lock()
-	pp := sched.pidlegetSpinning()
-	if pp == nil {
-		if sched.nmspinning.Add(-1) < 0 {
-			panic("wakep: negative nmspinning")
-		}
-		sched.lock.Unlock()
-		return
-	}
-	sched.lock.Unlock()
-
-	startm(sched, pp, true, false)
+	// TODO(05-spinning): write wakep as its comment above says.
+	// Stuck? Run: kata hint 05-spinning
+	panic("not implemented: wakep")
 }
 
 // checkRunqsNoP is the last look of an M that has just stopped spinning and
@@ -108,15 +81,7 @@ func wakep(sched *schedt) {
 //
 // Mirrors checkRunqsNoP (proc.go:3902). Executed by an M with no P.
 func checkRunqsNoP(sched *schedt, allpSnapshot []*p, idlepMaskSnapshot pMask) *p {
-	for id, p2 := range allpSnapshot {
-		if !idlepMaskSnapshot.read(int32(id)) && !runqempty(p2) {
-			sched.lock.Lock()
-			pp := sched.pidlegetSpinning()
-			sched.lock.Unlock()
-			// With no idle P there is no point looking further: we could not
-			// run what we find.
-			return pp
-		}
-	}
-	return nil
+	// TODO(05-spinning): write checkRunqsNoP as its comment above says.
+	// Stuck? Run: kata hint 05-spinning
+	panic("not implemented: checkRunqsNoP")
 }

@@ -25,70 +25,9 @@ const (
 //
 // Mirrors sysmon (proc.go:6486). Runs without a P.
 func sysmon(mp *m) {
-	sched := mp.sched
-	defer sched.mWG.Done()
-	cfg := &sched.cfg
-
-	idle := 0 // how many cycles in succession we had not woken somebody up
-	delay := int64(0)
-	for !sched.closing.Load() {
-		if idle == 0 { // start with 20us sleep...
-			delay = cfg.sysmonMinDelayUS
-		} else if idle > cfg.sysmonIdleRounds { // start doubling the sleep after 1ms...
-			delay *= 2
-		}
-		if delay > cfg.sysmonMaxDelayUS { // up to 10ms
-			delay = cfg.sysmonMaxDelayUS
-		}
-		cfg.usleep(delay)
-		now := cfg.nanotime()
-
-		// Sleep deeply while the world is stopped or every P is idle: there
-		// is nothing to preempt and no syscall to retake. Whoever brings a P
-		// back to life (a syscall entering or leaving, startTheWorld) wakes
-		// us through sysmonnote.
-		if sched.gcwaiting.Load() || sched.npidle.Load() == sched.gomaxprocs.Load() {
-			sched.lock.Lock()
-			if sched.gcwaiting.Load() || sched.npidle.Load() == sched.gomaxprocs.Load() {
-				syscallWake := false
-				next := sched.timer0When.Load()
-				if sched.closing.Load() {
-					// Close set closing before taking the lock to wake us:
-					// it may have looked for sysmonwait before we set it.
-					sched.lock.Unlock()
-					return
-				}
-				if next == 0 || next > now {
-					sched.sysmonwait.Store(true)
-					sched.lock.Unlock()
-					sleep := int64(forcegcPeriodNS / 2)
-					if next != 0 && next-now < sleep {
-						sleep = next - now
-					}
-					if sched.trace != nil {
-						sched.traceEvent(EvSysmonSleep, 0, -1, mp.id, sleep)
-					}
-					syscallWake = notetsleep(&sched.sysmonnote, sleep)
-					sched.lock.Lock()
-					sched.sysmonwait.Store(false)
-					noteclear(&sched.sysmonnote)
-				}
-				if syscallWake {
-					idle = 0
-					delay = cfg.sysmonMinDelayUS
-				}
-			}
-			sched.lock.Unlock()
-			now = cfg.nanotime()
-		}
-
-		// Retake Ps blocked in syscalls and preempt long-running Gs.
-		if retake(sched, now) != 0 {
-			idle = 0
-		} else {
-			idle++
-		}
-	}
+	// TODO(07-sysmon): write sysmon as its comment above says.
+	// Stuck? Run: kata hint 07-sysmon
+	panic("not implemented: sysmon")
 }
 
 // retake preempts Gs that have run one time slice for forcePreemptNS, and
@@ -103,69 +42,9 @@ func sysmon(mp *m) {
 //
 // Mirrors retake (proc.go, Go 1.25). Executed by sysmon.
 func retake(sched *schedt, now int64) uint32 {
-	n := 0
-	sched.allpLock.Lock()
-	// We can't use a range loop over allp because we may temporarily drop
-	// allpLock: re-read it each time around the loop.
-	for i := 0; i < len(sched.allp); i++ {
-		pp := sched.allp[i]
-		if pp == nil {
-			continue
-		}
-		pd := &pp.sysmontick
-		s := pp.status.Load()
-		sysretake := false
-		if s == _Prunning || s == _Psyscall {
-			// Preempt G if it's running on the same schedtick for too long.
-			// This could be from a single long-running G or a sequence of Gs
-			// run via runnext, which share a single schedtick time slice.
-			t := pp.schedtick.Load()
-			if pd.schedtick != t {
-				pd.schedtick = t
-				pd.schedwhen = now
-			} else if pd.schedwhen+sched.cfg.forcePreemptNS <= now {
-				preemptone(pp)
-				// In case of syscall, preemptone() doesn't work, because
-				// there is no M wired to P.
-				sysretake = true
-			}
-		}
-		if s == _Psyscall {
-			// Retake P from syscall if it's there for more than 1 sysmon
-			// tick (at least 20us).
-			t := pp.syscalltick.Load()
-			if !sysretake && pd.syscalltick != t {
-				pd.syscalltick = t
-				pd.syscallwhen = now
-				continue
-			}
-			// On the one hand we don't want to retake Ps if there is no
-			// other work to do, but on the other hand we want to retake
-			// them eventually because they can prevent the sysmon thread
-			// from deep sleep.
-			if runqempty(pp) && sched.nmspinning.Load()+sched.npidle.Load() > 0 && pd.syscallwhen+syscallRetakeNS > now {
-				continue
-			}
-			// Drop allpLock so we can take sched.lock.
-			sched.allpLock.Unlock()
-			// Pretend one more M is running before the CAS. Otherwise the M
-			// we retake from can exit the syscall, go idle and report a
-			// deadlock while we are still handing its P off.
-			sched.incidlelocked(-1)
-			if pp.status.CompareAndSwap(s, _Pidle) {
-				if sched.trace != nil {
-					sched.traceEvent(EvSysmonRetake, 0, pp.id, -1, 0)
-				}
-				n++
-				pp.syscalltick.Add(1)
-				handoffp(pp)
-			}
-			sched.incidlelocked(1)
-			sched.allpLock.Lock()
-		}
-	}
-	sched.allpLock.Unlock()
-	return uint32(n)
+	// TODO(07-sysmon): write retake as its comment above says.
+	// Stuck? Run: kata hint 07-sysmon
+	panic("not implemented: retake")
 }
 
 // preemptone asks the G running on pp to stop at its next safe point. It
@@ -174,20 +53,9 @@ func retake(sched *schedt, now int64) uint32 {
 //
 // Mirrors preemptone (proc.go:6866).
 func preemptone(pp *p) bool {
-	mp := pp.m.Load()
-	if mp == nil {
-		return false
-	}
-	gp := mp.curg.Load()
-	if gp == nil {
-		return false
-	}
-	gp.preempt.Store(true)
-	pp.preempt.Store(true)
-	if sched := pp.sched; sched.trace != nil {
-		sched.traceEvent(EvSysmonPreempt, gp.goid, pp.id, mp.id, 0)
-	}
-	return true
+	// TODO(07-sysmon): write preemptone as its comment above says.
+	// Stuck? Run: kata hint 07-sysmon
+	panic("not implemented: preemptone")
 }
 
 // incidlelocked adjusts the count of idle locked Ms.

@@ -120,7 +120,12 @@ func blockUntilTimer(mp *m, pollUntil int64, wasSpinning bool) bool {
 	if delay < 0 {
 		delay = 0
 	}
-	notetsleep(&sched.pollnote, delay)
+	// Close breaks this sleep once; if the M that waited before us took
+	// that wake-up, we must see closing here (Close sets it first) rather
+	// than sleep until the timer.
+	if !sched.closing.Load() {
+		notetsleep(&sched.pollnote, delay)
+	}
 	noteclear(&sched.pollnote)
 	sched.pollUntil.Store(0)
 	sched.lastpoll.Store(max(sched.cfg.nanotime(), 1))

@@ -200,8 +200,15 @@ func (rt *Runtime) Go(fn func(*G)) {
 	default:
 	}
 	newg := newproc1(sched, fn, nil, nil)
+	// Like an M leaving a system call with no P (exitsyscall0): the G goes
+	// on the global queue, and sysmon, which may be in its deep sleep
+	// because every P was idle, must wake to watch the P that will run it.
 	sched.lock.Lock()
 	sched.globrunqput(newg)
+	if sched.sysmonwait.Load() {
+		sched.sysmonwait.Store(false)
+		notewakeup(&sched.sysmonnote)
+	}
 	sched.lock.Unlock()
 	wakep(sched)
 }

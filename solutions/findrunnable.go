@@ -13,9 +13,9 @@ package sched
 //  5. steal from other Ps, if spinning is allowed (spinning.go): four passes
 //     over all Ps in a random coprime order, runnext only on the last;
 //  6. give up: re-check the global queue under the lock, release the P,
-//     stop spinning and re-check every run queue (a G may have been readied
-//     by someone who saw us spinning and so did not wake anyone), wait for
-//     the next timer or park the M.
+//     stop spinning and re-check the global queue and every run queue (a G
+//     may have been readied by someone who saw us spinning and so did not
+//     wake anyone), wait for the next timer or park the M.
 
 // stealTries is the number of passes stealWork makes over all Ps.
 const stealTries = 4
@@ -144,7 +144,28 @@ top:
 	if mp.spinning {
 		stopSpinning(mp)
 
-		// Check all runqueues once again.
+		// Check the global queue and all Ps' run queues once again. The
+		// global queue matters as much as the local ones: an M without a P
+		// (leaving a system call, or Runtime.Go from outside) puts work
+		// there, and its wakep saw us spinning and did nothing.
+		sched.lock.Lock()
+		if !sched.runq.empty() {
+			if pp := sched.pidlegetSpinning(); pp != nil {
+				gp, q := sched.globrunqgetbatch(int32(len(pp.runq)) / 2)
+				sched.lock.Unlock()
+				if gp == nil {
+					panic("findRunnable: global runq empty with non-zero size")
+				}
+				if runqputbatch(pp, &q); !q.empty() {
+					panic("findRunnable: could not put Gs into an empty local runq")
+				}
+				acquirep(mp, pp)
+				mp.becomeSpinning()
+				return gp, false
+			}
+		}
+		sched.lock.Unlock()
+
 		if pp := checkRunqsNoP(sched, allpSnapshot, idlepMaskSnapshot); pp != nil {
 			acquirep(mp, pp)
 			mp.becomeSpinning()

@@ -132,6 +132,10 @@ func exitsyscall0(mp *m, gp *g) (*g, bool) {
 	dropg(mp)
 	sched.lock.Lock()
 	pp := sched.pidleget()
+	if sched.trace != nil {
+		// Before the G is queued: once it is, another M may start it.
+		sched.traceEvent(EvGoSyscallExit, gp.goid, pidOf(pp), mp.id, 0)
+	}
 	if pp == nil {
 		sched.globrunqput(gp)
 	} else if sched.sysmonwait.Load() {
@@ -139,9 +143,6 @@ func exitsyscall0(mp *m, gp *g) (*g, bool) {
 		notewakeup(&sched.sysmonnote)
 	}
 	sched.lock.Unlock()
-	if sched.trace != nil {
-		sched.traceEvent(EvGoSyscallExit, gp.goid, pidOf(pp), mp.id, 0)
-	}
 	if pp != nil {
 		acquirep(mp, pp)
 		return gp, false

@@ -1,2 +1,58 @@
-// Package findrunnable is lesson 04-findrunnable (being written).
+// Package findrunnable is lesson 04: how an M that holds a P finds the next
+// G to run — local queue, global queue, stealing — and when it gives up.
 package findrunnable
+
+import (
+	"embed"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+//go:embed task.md hints/*.md
+var text embed.FS
+
+//go:embed testdata
+var testdata embed.FS
+
+func init() {
+	lessons.Register(&lessons.Lesson{
+		ID:      "04-findrunnable",
+		Title:   "findRunnable and work stealing",
+		Files:   []string{"findrunnable.go"},
+		Prereqs: []string{"01-ringbuffer", "02-runnext", "03-globrunqget"},
+		Task:    lessons.MustRead(text, "task.md"),
+		Hints:   lessons.MustReadHints(text),
+		Tests: []lessons.Test{
+			{Name: "TestL04LocalBeforeGlobal", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "runnext (inheriting the time slice), then the ring, and only then the global queue"},
+			{Name: "TestL04GlobalBatch", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "from the global queue a batch of min(128, size, size/GOMAXPROCS+1): run the first, the rest go on the local ring"},
+			{Name: "TestL04Fairness61", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "when schedtick % 61 == 0, one G from the global queue comes before the local queue"},
+			{Name: "TestL04StealHalf", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "a thief takes the oldest half of a busy P's ring, leaves its runnext, and is counted as spinning"},
+			{Name: "TestL04RunnextOnlyOnLastPass", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Timing,
+				About: "a victim's runnext is stolen only on the last of the 4 passes, after one Usleep back-off"},
+			{Name: "TestL04IdlePsSkipped", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "Ps in idlepMask are never stolen from"},
+			{Name: "TestL04SpinningGate", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "no stealing when shouldSpin says no; an M already spinning is not counted twice"},
+			{Name: "TestL04NeedSpinning", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "with needspinning set, the M about to release its P spins instead"},
+			{Name: "TestL04RecheckAfterSpinning", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "work that appears just after stopSpinning is found by the re-check of every run queue"},
+			{Name: "TestL04RecheckGlobalUnderLock", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Timing,
+				About: "the global queue is looked at again under sched.lock before the P is released"},
+			{Name: "TestL04StealOrder", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "for 1..64 Ps every steal order is a permutation, and every start P and coprime step is reachable"},
+			{Name: "TestL04Parallelism", Points: 5, Timeout: 60 * time.Second, Kind: lessons.Stress,
+				About: "4 CPU-bound Gs started by one G on 4 Ps all run at once (the others are stolen)"},
+			{Name: "TestL04ProducerStolen", Points: 5, Timeout: 60 * time.Second, Kind: lessons.Stress,
+				About: "a producer that never yields spawns 1800 Gs: each runs exactly once, on the other Ps"},
+		},
+		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
+		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
+		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
+	})
+}

@@ -1,2 +1,48 @@
-// Package spinning is lesson 05-spinning (being written).
+// Package spinning is lesson 05: spinning Ms, the few threads that look for
+// work without sleeping, and wakep, which starts one when work arrives.
 package spinning
+
+import (
+	"embed"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+//go:embed task.md hints/*.md
+var text embed.FS
+
+//go:embed testdata
+var testdata embed.FS
+
+func init() {
+	lessons.Register(&lessons.Lesson{
+		ID:      "05-spinning",
+		Title:   "Spinning Ms and wakep",
+		Files:   []string{"spinning.go"},
+		Prereqs: []string{"04-findrunnable"},
+		Task:    lessons.MustRead(text, "task.md"),
+		Hints:   lessons.MustReadHints(text),
+		Tests: []lessons.Test{
+			{Name: "TestL05ShouldSpin", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "the gate: mp.spinning || 2*nmspinning < GOMAXPROCS - npidle, as a table"},
+			{Name: "TestL05BecomeAndStopSpinning", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "becomeSpinning counts the M and clears needspinning; stopSpinning uncounts it and panics below zero"},
+			{Name: "TestL05WakepNoIdleP", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "with no idle P, wakep leaves nmspinning at 0 and sets needspinning; with a spinner already, it does nothing"},
+			{Name: "TestL05WakepStartsOneM", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "wakep starts exactly one spinning M on an idle P, even when called 16 times at once"},
+			{Name: "TestL05ResetSpinning", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "resetspinning stops spinning, then wakep hands the spinning over to another M"},
+			{Name: "TestL05CheckRunqsNoP", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "checkRunqsNoP returns an idle P (off the idle list) when a busy P in the snapshot has work, else nil"},
+			{Name: "TestL05NoLeakedSpinners", Points: 10, Timeout: 60 * time.Second, Kind: lessons.Stress,
+				About: "after a burst of 600 Gs on 4 Ps, when every M is idle, nmspinning is 0 and every P idle"},
+			{Name: "TestL05Parallelism", Points: 10, Timeout: 60 * time.Second, Kind: lessons.Stress,
+				About: "4 CPU-bound Gs on 4 Ps all run at once, started together or each by the previous one"},
+		},
+		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
+		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
+		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
+	})
+}

@@ -1,2 +1,60 @@
-// Package sysmon is lesson 07-sysmon (being written).
+// Package sysmon is lesson 07: sysmon, the system monitor, which preempts
+// long-running Gs and takes Ps back from system calls.
 package sysmon
+
+import (
+	"embed"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+//go:embed task.md hints/*.md
+var text embed.FS
+
+//go:embed testdata
+var testdata embed.FS
+
+func init() {
+	lessons.Register(&lessons.Lesson{
+		ID:      "07-sysmon",
+		Title:   "sysmon: preemption and syscall retake",
+		Files:   []string{"sysmon.go"},
+		Prereqs: []string{"04-findrunnable"},
+		Task:    lessons.MustRead(text, "task.md"),
+		Hints:   lessons.MustReadHints(text),
+		Tests: []lessons.Test{
+			{Name: "TestL07RetakeSyscallWithWork", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a P in a syscall with a G queued (ring or runnext) is taken on the second sighting, not the first, and handed to an M"},
+			{Name: "TestL07RetakeSyscallNobodyIdle", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "with no P idle and no M spinning, a P in a syscall is taken on the second sighting even with nothing queued"},
+			{Name: "TestL07RetakeSyscallLongCall", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "with nothing queued and a P idle or an M spinning, a P stays in its syscall until it has lasted 10ms, then goes idle"},
+			{Name: "TestL07RetakeNewSyscallIsFirstSighting", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a new syscalltick is a first sighting again, and retake bumps the tick of a P it takes"},
+			{Name: "TestL07RetakePreemptsLongSlice", Points: 12, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a G is preempted once one time slice (same schedtick) has lasted ForcePreempt; preemption is not counted as a retake"},
+			{Name: "TestL07RetakeSyscallAfterLongSlice", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a P found in a syscall when its time slice is over is taken without waiting for a second sighting"},
+			{Name: "TestL07Preemptone", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "preemptone sets the running G's and the P's preempt flags and reports whether there was a G"},
+			{Name: "TestL07SysmonBackoff", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Timing,
+				About: "with nothing to do, sysmon sleeps 20µs 51 times, then doubles the sleep each round up to 10ms"},
+			{Name: "TestL07SysmonPreemptionIsNotWork", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Timing,
+				About: "preempting a G every round does not reset sysmon's back-off"},
+			{Name: "TestL07SysmonRetakeResetsBackoff", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Timing,
+				About: "taking a P from a syscall resets the sleep to 20µs; the first sighting does not"},
+			{Name: "TestL07SysmonDeepSleep", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Timing,
+				About: "with every P idle sysmon sleeps deeply on sysmonnote; a syscall wakes it and resets its back-off"},
+			{Name: "TestL07SyscallHandoffSynctest", Points: 6, Timeout: 20 * time.Second, Kind: lessons.Timing,
+				About: "under synctest's fake clock, a G queued behind a 1s syscall runs within two sysmon ticks"},
+			{Name: "TestL07HogIsPreempted", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "a G looping at safe points on the only P is preempted, so the 20 Gs queued behind it run"},
+			{Name: "TestL07SyscallLoopsFinish", Points: 8, Timeout: 60 * time.Second, Kind: lessons.Stress,
+				About: "8 Gs looping over syscalls on 2 Ps all start and finish (the runtime's TestPreemptionAfterSyscall)"},
+		},
+		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
+		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
+		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
+	})
+}
