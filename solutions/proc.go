@@ -159,7 +159,9 @@ func schedule(mp *m) {
 	sched := mp.sched
 	for {
 		pp := mp.p
-		pp.preempt.Store(false)
+		if pp.preempt.Load() {
+			pp.preempt.Store(false)
+		}
 
 		// Safety check: if we are spinning, the run queue should be empty.
 		// Check this before calling checkTimers, as that might call ready
@@ -209,7 +211,9 @@ func execute(mp *m, gp *g, inheritTime bool) (next *g, nextInheritTime bool) {
 			gp.goid, gStatusString(readgstatus(gp))))
 	}
 	gp.waitreason = waitReasonZero
-	gp.preempt.Store(false)
+	if gp.preempt.Load() { // a plain store in the runtime; an atomic one costs more
+		gp.preempt.Store(false)
+	}
 	if !inheritTime {
 		mp.p.schedtick.Add(1)
 	}
@@ -246,7 +250,9 @@ func goexit0(mp *m, gp *g) (*g, bool) {
 	}
 	gp.fn = nil
 	gp.waitreason = waitReasonZero
-	gp.preempt.Store(false)
+	if gp.preempt.Load() {
+		gp.preempt.Store(false)
+	}
 	dropg(mp)
 	gfput(mp.p, gp)
 	if sched.ngLive.Add(-1) == 0 && sched.waitCalled.Load() {
