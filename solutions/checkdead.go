@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// This file is deadlock detection: checkdead (proc.go, Go 1.26: 6380-6470).
+// This file is deadlock detection: checkdead (proc.go, Go 1.26: 6367).
 //
 // The runtime checks for deadlock each time an M goes idle: if no M is left
 // running (not counting idle Ms and system Ms such as sysmon), nothing will

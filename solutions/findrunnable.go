@@ -2,7 +2,7 @@ package sched
 
 // This file is how an M that has a P finds the next G to run: lesson
 // 04-findrunnable. It mirrors findRunnable, stealWork and the coprime steal
-// order (proc.go, Go 1.26: 3380-3870, 7993-8048).
+// order (proc.go, Go 1.26: 3389-3900, 7999-8048).
 //
 // The order of the search is the whole lesson:
 //

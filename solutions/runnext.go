@@ -2,7 +2,7 @@ package sched
 
 // This file is runnext, the one-G slot in front of each P's ring: lesson
 // 02-runnext. It mirrors the runnext halves of runqput, runqget, runqempty
-// and runqgrab (proc.go, Go 1.26: 7478, 7598, 7576, 7667).
+// and runqgrab (proc.go, Go 1.26: 7478, 7598, 7447, 7662).
 //
 // Why runnext exists: when a G readies another and then blocks (a channel
 // ping-pong), the readied G should run at once, on the same P, inheriting the

@@ -4,7 +4,7 @@ import "sync/atomic"
 
 // This file is the local run queue's ring buffer: lesson 01-ringbuffer.
 // It mirrors the ring parts of runqput, runqputslow, runqputbatch, runqget,
-// runqgrab, runqsteal and runqdrain (proc.go, Go 1.26: 7478-7730). runnext,
+// runqgrab, runqsteal and runqdrain (proc.go, Go 1.26: 7478-7760). runnext,
 // the one-G slot in front of the ring, is lesson 02 (runnext.go).
 //
 // The protocol. Only the owner P pushes, at the tail; the owner pops and

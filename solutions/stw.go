@@ -3,8 +3,8 @@ package sched
 import "strconv"
 
 // This file is stop-the-world: stopTheWorld, startTheWorld, gcstopm and
-// preemptall (proc.go, Go 1.26: 1500-1800). GOMAXPROCS and the on-demand
-// invariant check use it.
+// preemptall (proc.go, Go 1.26: 1628, 1760, 3296, 6843). GOMAXPROCS and
+// the on-demand invariant check use it.
 //
 // Stopping the world does not CAS every P to _Pgcstop: idle Ps are taken off
 // the idle list, Ps in a system call are CASed from _Psyscall, and running

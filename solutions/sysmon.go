@@ -1,8 +1,8 @@
 package sched
 
 // This file is sysmon, the system monitor: lesson 07-sysmon. It mirrors
-// sysmon, retake and preemptone (proc.go, Go 1.25 model; Go 1.26:
-// 6480-6560, 6600-6700).
+// sysmon, retake and preemptone (the Go 1.25 model; in Go 1.26's proc.go
+// they are at 6486, 6630 and 6866).
 //
 // sysmon is an M that never holds a P and runs no G. It wakes every 20µs,
 // backing off (doubling, to at most 10ms) once it has had nothing to do for
