@@ -92,29 +92,6 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 		check("mutant", m.Name, "a failure", files, func(r *LessonResult) bool { return r.Status == StatusFail })
 	}
 
-	// Mutants still kept as whole files (a directory per mutant).
-	if l.Mutants != nil {
-		dirs, err := fs.ReadDir(l.Mutants, ".")
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range dirs {
-			if !d.IsDir() {
-				continue
-			}
-			files, err := extract(l.Mutants, d.Name(), l.Files, filepath.Join(tmp, "mutantdir", d.Name()))
-			if err != nil {
-				return nil, err
-			}
-			for _, f := range l.Files {
-				if _, ok := files[f]; !ok {
-					files[f] = ref[f]
-				}
-			}
-			check("mutant", d.Name(), "a failure", files, func(r *LessonResult) bool { return r.Status == StatusFail })
-		}
-	}
-
 	if l.Alternates != nil {
 		dirs, err := fs.ReadDir(l.Alternates, ".")
 		if err != nil {

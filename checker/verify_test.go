@@ -45,8 +45,8 @@ func TestVerify(t *testing.T) {
 			if testing.Short() {
 				ll.Mutants, ll.Alternates = nil, nil
 			} else {
-				if ms, err := l.ReadMutants(); err != nil || len(ms)+countDirs(t, l.Mutants) < 5 {
-					t.Errorf("%d mutants (%v), want at least 5", len(ms)+countDirs(t, l.Mutants), err)
+				if ms, err := l.ReadMutants(); err != nil || len(ms) < 5 {
+					t.Errorf("%d mutants (%v), want at least 5", len(ms), err)
 				}
 				if n := countDirs(t, l.Alternates); n < 1 {
 					t.Errorf("%d alternates, want at least 1", n)
