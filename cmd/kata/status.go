@@ -22,6 +22,7 @@ func runStatus(c *cli.Context) error {
 		fmt.Fprintf(w, "%s — learn the Go scheduler by building it.\n\n", st.bold("gmp-kata"))
 		fmt.Fprintf(w, "You have no workspace here yet. Make one, then go into it:\n\n  kata init ~/gmp-kata\n  cd ~/gmp-kata\n\n")
 		fmt.Fprintf(w, "The %d lessons: kata list\n", len(lessons.Default.All()))
+		fmt.Fprintf(w, "(No kata on your PATH? In the repository: go install ./cmd/kata, or use go run ./cmd/kata instead.)\n")
 		return nil
 	}
 	if err != nil {
