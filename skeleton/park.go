@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"fmt"
 	"unsafe"
 )
 
@@ -24,14 +23,9 @@ import (
 //
 // Mirrors gopark (proc.go:445). Called by gp itself.
 func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {
-	mp := gp.m
-	if status := readgstatus(gp); status != _Grunning {
-		panic("gopark: bad g status " + gStatusString(status))
-	}
-	mp.waitlock = lock
-	mp.waitunlockf = unlockf
-	gp.waitreason = reason
-	mcall(gp, park_m)
+	// TODO(06-gopark): write gopark as its comment above says.
+	// Stuck? Run: kata hint 06-gopark
+	panic("not implemented: gopark")
 }
 
 // park_m is gopark's second half, run by the M after gp's coroutine has
@@ -39,26 +33,9 @@ func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, r
 //
 // Mirrors park_m (proc.go:4253). mcall handler.
 func park_m(mp *m, gp *g) (*g, bool) {
-	sched := mp.sched
-	if sched.trace != nil {
-		sched.traceEvent(EvGoPark, gp.goid, mp.p.id, mp.id, int64(gp.waitreason))
-	}
-	casgstatus(gp, _Grunning, _Gwaiting)
-	dropg(mp)
-
-	if fn := mp.waitunlockf; fn != nil {
-		ok := fn(gp, mp.waitlock)
-		mp.waitunlockf = nil
-		mp.waitlock = nil
-		if !ok {
-			if sched.trace != nil {
-				sched.traceEvent(EvGoUnpark, gp.goid, mp.p.id, mp.id, 0)
-			}
-			casgstatus(gp, _Gwaiting, _Grunnable)
-			return gp, true // Schedule it back at once.
-		}
-	}
-	return nil, false
+	// TODO(06-gopark): write park_m as its comment above says.
+	// Stuck? Run: kata hint 06-gopark
+	panic("not implemented: park_m")
 }
 
 // goready makes gp runnable and puts it in the current P's runnext, so it
@@ -68,7 +45,9 @@ func park_m(mp *m, gp *g) (*g, bool) {
 // Mirrors goready (proc.go:481). Called on an M that holds a P (by a running
 // G, or by the scheduler running timers).
 func goready(mp *m, gp *g) {
-	ready(mp, gp, true)
+	// TODO(06-gopark): write goready as its comment above says.
+	// Stuck? Run: kata hint 06-gopark
+	panic("not implemented: goready")
 }
 
 // ready marks gp runnable and puts it on mp's P's run queue (in runnext if
@@ -76,14 +55,7 @@ func goready(mp *m, gp *g) {
 //
 // Mirrors ready (proc.go:1120).
 func ready(mp *m, gp *g, next bool) {
-	status := readgstatus(gp)
-	if status != _Gwaiting {
-		panic(fmt.Sprintf("ready: G %d is %s, not waiting: readied twice, or before it parked?", gp.goid, gStatusString(status)))
-	}
-	casgstatus(gp, _Gwaiting, _Grunnable)
-	if mp.sched.trace != nil {
-		mp.sched.traceEvent(EvGoUnpark, gp.goid, mp.p.id, mp.id, 0)
-	}
-	runqput(mp.p, gp, next)
-	wakep(mp.sched)
+	// TODO(06-gopark): write ready as its comment above says.
+	// Stuck? Run: kata hint 06-gopark
+	panic("not implemented: ready")
 }

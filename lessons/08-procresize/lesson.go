@@ -1,2 +1,42 @@
-// Package procresize is lesson 08-procresize (being written).
+// Package procresize is lesson 08: changing the number of Ps (procresize,
+// (*p).init, (*p).destroy) with the world stopped.
 package procresize
+
+import (
+	"embed"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+//go:embed task.md hints/*.md
+var text embed.FS
+
+//go:embed testdata
+var testdata embed.FS
+
+func init() {
+	lessons.Register(&lessons.Lesson{
+		ID:      "08-procresize",
+		Title:   "procresize: changing GOMAXPROCS",
+		Files:   []string{"procresize.go"},
+		Prereqs: []string{"03-globrunqget"},
+		Task:    lessons.MustRead(text, "task.md"),
+		Hints:   lessons.MustReadHints(text),
+		Tests: []lessons.Test{
+			{Name: "TestL08ShrinkMovesWorkToGlobalHead", Points: 25, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a destroyed P's runnext and ring go onto the head of the global queue, in run order; it ends _Pdead and empty"},
+			{Name: "TestL08ShrinkFreesGs", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a destroyed P's free Gs move to the global free list; a surviving P keeps its own"},
+			{Name: "TestL08SurvivorsGetAnM", Points: 20, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "empty survivors go idle; ones with work are returned with their old M if idle, else another idle M, else none"},
+			{Name: "TestL08GrowAndStealOrder", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "growing to 40 Ps and back: allp exactly nprocs, new and revived Ps idle, idlepMask, stealOrder and gomaxprocs"},
+			{Name: "TestL08ResizeUnderLoad", Points: 30, Timeout: 60 * time.Second, Kind: lessons.Stress,
+				About: "GOMAXPROCS changed over a hundred times, from outside and from a G, under load with Debug on: every G exactly once"},
+		},
+		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
+		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
+		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
+	})
+}

@@ -1,0 +1,627 @@
+package sched
+
+// Hidden tests of lesson 06-gopark. Messages are written for a learner who
+// cannot see this file.
+//
+// Code that runs on the scheduler's goroutines (a G's body, an unlockf)
+// must not call t.Fatal: it records what went wrong in an l06problems, and
+// the test reports it once the Runtime has finished.
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+const l06 = "06-gopark"
+
+// l06problems collects failures seen inside the scheduler.
+type l06problems struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (p *l06problems) addf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.msgs = append(p.msgs, fmt.Sprintf(format, args...))
+}
+
+// check fails the test with the first problems recorded, if any.
+func (p *l06problems) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.msgs) == 0 {
+		return
+	}
+	msgs := p.msgs
+	more := ""
+	if len(msgs) > 3 {
+		more = fmt.Sprintf("\n(and %d more)", len(msgs)-3)
+		msgs = msgs[:3]
+	}
+	t.Fatalf("%s%s%s", strings.Join(msgs, "\n"), more, kitHint(l06))
+}
+
+// l06kitRun is kitRun, except that when Wait returns an error it leaves
+// the Runtime to close in the background: a G that panicked inside a
+// half-written gopark may have left a lock held (a channel's, say), and
+// Close would wait for ever for the M stuck behind it.
+func l06kitRun(t *testing.T, cfg Config, limit time.Duration, body func(*G)) error {
+	t.Helper()
+	rt := New(cfg)
+	rt.Go(body)
+	done := make(chan error, 1)
+	go func() { done <- rt.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			go rt.Close()
+			return err
+		}
+		closed := make(chan struct{})
+		go func() { rt.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(limit):
+			t.Fatalf("every G finished, but Runtime.Close did not return within %s", limit)
+		}
+		return nil
+	case <-time.After(limit):
+		t.Fatalf("the scheduler did not finish within %s: a G parked and never readied (lost from a run queue?), or an M never woke%s", limit, kitHint(l06))
+		return nil
+	}
+}
+
+// l06err is what Wait returned, for a message: a panic's value without
+// its stack (the learner's code is not in this package's file names).
+func l06err(err error) string {
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("G %d panicked: %v", pe.G, pe.Value)
+	}
+	return err.Error()
+}
+
+// l06run is l06kitRun that reports the problems recorded first (they say more
+// than a deadlock or a panic they led to), then an error from Wait.
+func l06run(t *testing.T, cfg Config, probs *l06problems, body func(*G)) {
+	t.Helper()
+	err := l06kitRun(t, cfg, 20*time.Second, body)
+	probs.check(t)
+	if err != nil {
+		t.Fatalf("Runtime.Wait returned an error: %s%s", l06err(err), kitHint(l06))
+	}
+}
+
+// l06call runs fn, a call into the learner's code from the test's own
+// goroutine, and turns a panic into a failure that says what was called.
+func l06call(t *testing.T, what string, fn func()) {
+	t.Helper()
+	panicked := true
+	var r any
+	func() {
+		defer func() { r = recover() }()
+		fn()
+		panicked = false
+	}()
+	if panicked {
+		t.Fatalf("%s panicked: %v%s", what, r, kitHint(l06))
+	}
+}
+
+// l06waitQuiet waits, from a running G's body, until every other M is
+// parked on the idle list and every other P is idle: from then on only
+// this G's actions can wake an M. It never calls a G method (no safe
+// point), so the G keeps its P meanwhile.
+func l06waitQuiet(gp *G) bool {
+	sched := gp.sched
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		sched.lock.Lock()
+		running := sched.mcount() - sched.nmidle - sched.nmsys
+		quiet := running == 1 && sched.npidle.Load() == sched.gomaxprocs.Load()-1 && sched.nmspinning.Load() == 0
+		sched.lock.Unlock()
+		if quiet {
+			return true
+		}
+		runtime.Gosched()
+	}
+	return false
+}
+
+// TestL06UnlockfRunsAfterPark parks a G with gopark and an unlockf of the
+// test's own, and looks at the G from inside the unlockf: by then it must
+// be _Gwaiting, with its wait reason, and off its M.
+func TestL06UnlockfRunsAfterPark(t *testing.T) {
+	for _, procs := range []int{1, 4} {
+		var probs l06problems
+		var calls atomic.Int32
+		const rounds = 30
+		l06run(t, Config{Procs: procs}, &probs, func(gp *G) {
+			var parked atomic.Pointer[g]
+			lock := new(int) // what the unlockf "releases"
+			for r := 0; r < rounds; r++ {
+				// The waker readies whatever the unlockf publishes.
+				gp.Go(func(w *G) {
+					for parked.Load() == nil {
+						w.Gosched()
+					}
+					w.Ready(parked.Swap(nil))
+				})
+				mp := gp.m
+				before := calls.Load()
+				gopark(gp, func(pg *g, l unsafe.Pointer) bool {
+					calls.Add(1)
+					if pg != gp {
+						probs.addf("unlockf was called with %s, want G %d, the G that parked", kitID(pg), gp.goid)
+					}
+					if l != unsafe.Pointer(lock) {
+						probs.addf("unlockf was called with lock %p, want %p, the lock passed to gopark", l, lock)
+					}
+					if s := readgstatus(gp); s != _Gwaiting {
+						probs.addf("with %d Ps: when unlockf ran, G %d was %s, want waiting: park_m must casgstatus the G to _Gwaiting (and dropg) before it calls unlockf; an unlockf that releases a lock lets another G ready this one at once, while it would still be running", procs, gp.goid, gStatusString(s))
+					}
+					if gp.waitreason != waitReasonPark {
+						probs.addf("when unlockf ran, G %d's wait reason was %q, want %q, the reason passed to gopark", gp.goid, gp.waitreason, waitReasonPark)
+					}
+					if gp.m != nil {
+						probs.addf("when unlockf ran, G %d's m was still set: park_m must drop the G from its M (dropg) before it calls unlockf", gp.goid)
+					}
+					if cur := mp.curg.Load(); cur != nil {
+						probs.addf("when unlockf ran, the M's curg was still %s: park_m must drop the G from its M (dropg) before it calls unlockf", kitID(cur))
+					}
+					parked.Store(pg)
+					return true
+				}, unsafe.Pointer(lock), waitReasonPark)
+
+				if n := calls.Load() - before; n != 1 {
+					probs.addf("one gopark called unlockf %d times, want exactly once", n)
+				}
+				if s := readgstatus(gp); s != _Grunning {
+					probs.addf("G %d returned from gopark %s, want running", gp.goid, gStatusString(s))
+				}
+				if gp.m == nil || gp.m.curg.Load() != gp {
+					probs.addf("G %d returned from gopark but is not its M's curg", gp.goid)
+				}
+			}
+		})
+		if n := calls.Load(); n != rounds {
+			t.Fatalf("with %d Ps: %d goparks called unlockf %d times, want %d (once each)%s", procs, rounds, n, rounds, kitHint(l06))
+		}
+	}
+}
+
+// TestL06DeclinedParkRunsAgain: an unlockf that returns false makes the G
+// run again at once, on the same M and P, before anything queued there.
+// One P, so that nothing else can run meanwhile.
+func TestL06DeclinedParkRunsAgain(t *testing.T) {
+	var probs l06problems
+	var childRuns atomic.Int32
+	const rounds = 20
+	err := l06kitRun(t, Config{Procs: 1}, 20*time.Second, func(gp *G) {
+		for r := 0; r < rounds; r++ {
+			// A new G goes in this P's runnext: it would run next if the
+			// parent were queued instead of resumed.
+			gp.Go(func(*G) { childRuns.Add(1) })
+			mp, pp := gp.m, gp.m.p
+			before := childRuns.Load()
+			var statusInUnlockf uint32
+			gopark(gp, func(pg *g, _ unsafe.Pointer) bool {
+				statusInUnlockf = readgstatus(pg)
+				return false
+			}, nil, waitReasonPark)
+			if statusInUnlockf != _Gwaiting {
+				probs.addf("when unlockf ran, G %d was %s, want waiting: park_m changes the status first, then calls unlockf", gp.goid, gStatusString(statusInUnlockf))
+			}
+			if childRuns.Load() != before {
+				probs.addf("after its unlockf returned false, G %d did not run again at once: the G in runnext ran first. park_m must make the G runnable and hand it straight back to execute (return it), not queue it", gp.goid)
+				return
+			}
+			if gp.m != mp || mp.p != pp {
+				probs.addf("after its unlockf returned false, G %d came back on another M or P: it must run again at once on the same M", gp.goid)
+				return
+			}
+			if s := readgstatus(gp); s != _Grunning || mp.curg.Load() != gp {
+				probs.addf("after its unlockf returned false, G %d is %s (M's curg %s), want running on its M", gp.goid, gStatusString(s), kitID(mp.curg.Load()))
+				return
+			}
+		}
+	})
+	probs.check(t)
+	if err != nil {
+		t.Fatalf("G 1 parked with an unlockf that returns false, and then Wait returned: %s\nA G whose unlockf returns false must not stay parked: park_m makes it runnable again and returns it, to run at once%s", l06err(err), kitHint(l06))
+	}
+	if n := childRuns.Load(); n != rounds {
+		t.Fatalf("%d children were started, %d ran%s", rounds, n, kitHint(l06))
+	}
+}
+
+// l06readyState builds a scheduler with procs Ps and an M holding P 0, as
+// a running G's M would. sched.closing is set so that an M started by
+// wakep returns at once instead of running the test's coroutine-less Gs;
+// l06settle waits for it.
+func l06readyState(procs int) (*schedt, *m, *p) {
+	sched := kitSched(procs, Config{})
+	sched.closing.Store(true)
+	sched.lock.Lock()
+	// Take P 0 off the idle list (whatever order procresize left it in).
+	var others []*p
+	pp := sched.pidleget()
+	for pp != sched.allp[0] {
+		others = append(others, pp)
+		pp = sched.pidleget()
+	}
+	for _, o := range others {
+		sched.pidleput(o)
+	}
+	id := sched.mReserveID()
+	sched.lock.Unlock()
+	mp := &m{sched: sched, id: id}
+	mp.park.init()
+	acquirep(mp, pp)
+	return sched, mp, pp
+}
+
+// l06settle waits for the Ms that wakep may have started to exit.
+func l06settle(sched *schedt) {
+	sched.mWG.Wait()
+}
+
+// l06waitingG makes a G parked in _Gwaiting.
+func l06waitingG(sched *schedt, id int64) *g {
+	gp := kitG(sched, id)
+	gp.atomicstatus.Store(_Gwaiting)
+	gp.waitreason = waitReasonPark
+	return gp
+}
+
+// l06ring lists the goids on pp's ring, head to tail.
+func l06ring(pp *p) []int64 {
+	var ids []int64
+	for i, t := pp.runqhead.Load(), pp.runqtail.Load(); i != t; i++ {
+		ids = append(ids, pp.runq[i%uint32(len(pp.runq))].Load().goid)
+	}
+	return ids
+}
+
+// TestL06ReadyRunnext: goready on a constructed state puts the G in the
+// current P's runnext (through runqput, which kicks the old runnext to the
+// ring), makes it runnable, and wakes an idle P; ready(next=false) puts it
+// on the ring's tail.
+func TestL06ReadyRunnext(t *testing.T) {
+	// goready with runnext empty, one idle P.
+	sched, mp, pp := l06readyState(2)
+	gp := l06waitingG(sched, 7)
+	l06call(t, "goready(G 7), G 7 parked in _Gwaiting,", func() { goready(mp, gp) })
+	l06settle(sched)
+	if s := readgstatus(gp); s != _Grunnable {
+		t.Fatalf("after goready, G 7 is %s, want runnable%s", gStatusString(s), kitHint(l06))
+	}
+	if next := pp.runnext.Load(); next != gp {
+		t.Fatalf("after goready(G 7) on an M holding P 0, P 0's runnext is %s and its ring %v; want runnext G 7: goready readies into runnext, to run next on this P%s", kitID(next), l06ring(pp), kitHint(l06))
+	}
+	if ring := l06ring(pp); len(ring) != 0 || !sched.runq.empty() {
+		t.Fatalf("after goready(G 7), P 0's ring holds %v and the global queue %d Gs; want both empty (G 7 is in runnext only)", ring, sched.runq.size)
+	}
+	sched.lock.Lock()
+	npidle, nm := sched.npidle.Load(), len(sched.allm)
+	sched.lock.Unlock()
+	if npidle != 0 || nm == 0 {
+		t.Fatalf("after goready with P 1 idle, %d Ps are still idle and %d Ms were started: ready must call wakep, which starts a spinning M on the idle P%s", npidle, nm, kitHint(l06))
+	}
+
+	// goready with runnext taken: the old runnext goes to the ring.
+	sched, mp, pp = l06readyState(1)
+	old := kitG(sched, 1)
+	pp.runnext.Store(old)
+	gp = l06waitingG(sched, 2)
+	l06call(t, "goready(G 2), G 2 parked in _Gwaiting,", func() { goready(mp, gp) })
+	l06settle(sched)
+	if next, ring := pp.runnext.Load(), l06ring(pp); next != gp || len(ring) != 1 || ring[0] != 1 {
+		t.Fatalf("goready(G 2) on a P whose runnext was G 1 left runnext %s and ring %v; want runnext G 2 and ring [1]: put the G with runqput(pp, gp, true), which kicks the old runnext to the ring, never lose it%s", kitID(next), ring, kitHint(l06))
+	}
+
+	// ready(next=false): the tail of the ring, runnext untouched.
+	sched, mp, pp = l06readyState(1)
+	for _, gp := range kitGs(sched, 1, 2) {
+		runqputtail(pp, gp)
+	}
+	pp.runnext.Store(kitG(sched, 3))
+	gp = l06waitingG(sched, 4)
+	l06call(t, "ready(G 4, next=false), G 4 parked in _Gwaiting,", func() { ready(mp, gp, false) })
+	l06settle(sched)
+	if next, ring := pp.runnext.Load(), l06ring(pp); l06gid(next) != 3 || fmt.Sprint(ring) != "[1 2 4]" {
+		t.Fatalf("ready(G 4, next=false) on a P with runnext G 3 and ring [1 2] left runnext %s and ring %v; want runnext G 3 and ring [1 2 4]: with next=false the G goes on the tail%s", kitID(next), ring, kitHint(l06))
+	}
+	if s := readgstatus(gp); s != _Grunnable {
+		t.Fatalf("after ready(next=false), G 4 is %s, want runnable", gStatusString(s))
+	}
+}
+
+func l06gid(gp *g) int64 {
+	if gp == nil {
+		return -1
+	}
+	return gp.goid
+}
+
+// TestL06ReadyNotWaitingPanics: readying a G that is not parked is a bug
+// in the caller (a G readied twice would run twice); ready must panic,
+// saying which G and in what status, before queueing anything.
+func TestL06ReadyNotWaitingPanics(t *testing.T) {
+	try := func(mp *m, gp *g) (msg string, panicked bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg, panicked = fmt.Sprint(r), true
+			}
+		}()
+		goready(mp, gp)
+		return "", false
+	}
+	for _, st := range []uint32{_Grunnable, _Grunning, _Gsyscall, _Gdead} {
+		sched, mp, pp := l06readyState(1)
+		gp := kitG(sched, 42)
+		gp.atomicstatus.Store(st)
+		msg, panicked := try(mp, gp)
+		l06settle(sched)
+		if !panicked {
+			t.Fatalf("goready of G 42, which is %s (not waiting), returned normally; it must panic: a G readied that is not parked could end up queued twice, or run on two Ms%s", gStatusString(st), kitHint(l06))
+		}
+		if !strings.Contains(msg, "42") || !strings.Contains(msg, gStatusString(st)) {
+			t.Fatalf("goready of G 42, which is %s, panicked with %q; the message must say which G (42) and its status (%q)", gStatusString(st), msg, gStatusString(st))
+		}
+		if s := readgstatus(gp); s != st {
+			t.Fatalf("goready of G 42 (%s) panicked but changed its status to %s: check before changing anything", gStatusString(st), gStatusString(s))
+		}
+		if pp.runnext.Load() != nil || len(l06ring(pp)) != 0 {
+			t.Fatalf("goready of G 42 (%s) panicked but queued it anyway (runnext %s, ring %v)", gStatusString(st), kitID(pp.runnext.Load()), l06ring(pp))
+		}
+	}
+
+	// The same G readied twice.
+	sched, mp, pp := l06readyState(1)
+	gp := l06waitingG(sched, 9)
+	l06call(t, "the first goready(G 9), G 9 parked in _Gwaiting,", func() { goready(mp, gp) })
+	msg, panicked := try(mp, gp)
+	l06settle(sched)
+	if !panicked {
+		t.Fatalf("G 9 was readied twice and the second goready returned normally (runnext %s, ring %v); it must panic, since G 9 is already runnable%s", kitID(pp.runnext.Load()), l06ring(pp), kitHint(l06))
+	}
+	if !strings.Contains(msg, "9") {
+		t.Fatalf("the second goready of G 9 panicked with %q; the message must say which G (9)", msg)
+	}
+	if pp.runnext.Load() != gp || len(l06ring(pp)) != 0 {
+		t.Fatalf("after G 9 was readied twice, runnext is %s and the ring %v; want G 9 in runnext once", kitID(pp.runnext.Load()), l06ring(pp))
+	}
+}
+
+// TestL06ParkReadyInRuntime: G.Park and G.Ready in a real Runtime. With
+// one P, right after Ready the readied G is in the readying G's runnext.
+// With two Ps, Ready wakes the idle P, which steals the readied G while
+// the readying G keeps its own P busy.
+func TestL06ParkReadyInRuntime(t *testing.T) {
+	var probs l06problems
+	var resumed atomic.Int32
+	l06run(t, Config{Procs: 1}, &probs, func(gp *G) {
+		var a atomic.Pointer[g]
+		gp.Go(func(ga *G) {
+			ga.Park(func() bool { a.Store(ga); return true })
+			resumed.Add(1)
+		})
+		for a.Load() == nil {
+			gp.Gosched()
+		}
+		other := a.Load()
+		if s := readgstatus(other); s != _Gwaiting {
+			probs.addf("after Park's commit ran, G %d is %s, want waiting", other.goid, gStatusString(s))
+			return
+		}
+		gp.Ready(other)
+		if s := readgstatus(other); s != _Grunnable {
+			probs.addf("right after G %d readied G %d, G %d is %s, want runnable", gp.goid, other.goid, other.goid, gStatusString(s))
+		}
+		if next := gp.m.p.runnext.Load(); next != other {
+			probs.addf("right after G %d readied G %d, its P's runnext is %s (ring %v); want G %d: goready puts the G in the current P's runnext", gp.goid, other.goid, kitID(next), l06ring(gp.m.p), other.goid)
+		}
+		if resumed.Load() != 0 {
+			probs.addf("G %d ran before the G that readied it gave up its P", other.goid)
+		}
+	})
+	if resumed.Load() != 1 {
+		t.Fatalf("the parked G resumed %d times after Ready, want once%s", resumed.Load(), kitHint(l06))
+	}
+
+	probs = l06problems{}
+	resumed.Store(0)
+	l06run(t, Config{Procs: 2}, &probs, func(gp *G) {
+		var a atomic.Pointer[g]
+		gp.Go(func(ga *G) {
+			ga.Park(func() bool { a.Store(ga); return true })
+			resumed.Add(1)
+		})
+		for a.Load() == nil {
+			gp.Gosched()
+		}
+		if !l06waitQuiet(gp) {
+			probs.addf("setup: the other M never went idle (P 1 idle, nobody spinning) within 10s")
+			return
+		}
+		other := a.Load()
+		gp.Ready(other)
+		// Keep this P busy, with no safe point: only another P can run it.
+		deadline := time.Now().Add(5 * time.Second)
+		for resumed.Load() == 0 && time.Now().Before(deadline) {
+			runtime.Gosched()
+		}
+		if resumed.Load() == 0 {
+			probs.addf("G %d readied G %d and kept its P busy for 5s with the other P idle, and G %d never ran: ready must call wakep, so that an idle P starts an M to steal the work", gp.goid, other.goid, other.goid)
+		}
+	})
+}
+
+// TestL06DeadlockReported: Gs blocked in every way gopark offers, and no M
+// left running: Wait reports the deadlock, with each G's wait reason.
+func TestL06DeadlockReported(t *testing.T) {
+	ch, ch2 := NewChan[int](0), NewChan[int](0)
+	var mu Mutex
+	var wg WaitGroup
+	wg.Add(1)
+	err := l06kitRun(t, Config{Procs: 4}, 20*time.Second, func(gp *G) {
+		mu.Lock(gp)
+		gp.Go(func(g *G) { ch.Recv(g) })
+		gp.Go(func(g *G) { mu.Lock(g) })
+		gp.Go(func(g *G) { wg.Wait(g) })
+		gp.Go(func(g *G) { g.Park(nil) })
+		ch2.Send(gp, 1)
+	})
+	var de *DeadlockError
+	if !errors.As(err, &de) {
+		t.Fatalf("five Gs each blocked for ever (chan send, chan receive, Mutex, WaitGroup, Park): Wait returned %v, want a *DeadlockError%s", l06err(err), kitHint(l06))
+	}
+	if !strings.HasPrefix(err.Error(), "all goroutines are asleep - deadlock!") {
+		t.Fatalf("the deadlock error says %q, want it to start with %q", err.Error(), "all goroutines are asleep - deadlock!")
+	}
+	want := []WaitingG{{1, "chan send"}, {2, "chan receive"}, {3, "sync.Mutex.Lock"}, {4, "sync.WaitGroup.Wait"}, {5, "park"}}
+	if fmt.Sprint(de.Waiting) != fmt.Sprint(want) {
+		t.Fatalf("the deadlock lists the waiting Gs %v, want %v (ID and wait reason): gopark must record the reason it is given in gp.waitreason, and leave the G _Gwaiting%s", de.Waiting, want, kitHint(l06))
+	}
+}
+
+// l06sem is a semaphore built on G.Park and G.Ready, the way channels are
+// built on gopark: the waiter queues itself under a lock that Park's
+// commit releases.
+type l06sem struct {
+	mu     sync.Mutex
+	waiter *G
+	tokens int
+}
+
+func (s *l06sem) acquire(gp *G) {
+	s.mu.Lock()
+	if s.tokens > 0 {
+		s.tokens--
+		s.mu.Unlock()
+		return
+	}
+	s.waiter = gp
+	gp.Park(func() bool { s.mu.Unlock(); return true })
+}
+
+func (s *l06sem) release(gp *G) {
+	s.mu.Lock()
+	if w := s.waiter; w != nil {
+		s.waiter = nil
+		s.mu.Unlock()
+		gp.Ready(w)
+		return
+	}
+	s.tokens++
+	s.mu.Unlock()
+}
+
+// TestL06Stress: channel ping-pong, a Mutex, a WaitGroup and a relay of
+// Gs parked with Park, all on 4 Ps under the race detector: every G runs
+// exactly once, every value arrives, the Mutex excludes.
+func TestL06Stress(t *testing.T) {
+	const (
+		pairs, rounds  = 40, 100
+		lockers, locks = 100, 20
+		relay          = 60
+		total          = 2*pairs + lockers + relay
+		repeats        = 2
+	)
+	for rep := 0; rep < repeats; rep++ {
+		var probs l06problems
+		var ran [total]atomic.Int32
+		counter := 0 // guarded by mu
+		var mu Mutex
+		sems := make([]l06sem, relay+1)
+		var order []int // relay order, guarded by the relay itself
+		l06run(t, Config{Procs: 4, RandomizeScheduler: true}, &probs, func(gp *G) {
+			var wg WaitGroup
+			wg.Add(total)
+			id := 0
+			start := func(fn func(g *G)) {
+				i := id
+				id++
+				gp.Go(func(g *G) {
+					ran[i].Add(1)
+					fn(g)
+					wg.Done(g)
+				})
+			}
+			for p := 0; p < pairs; p++ {
+				ping, pong := NewChan[int](0), NewChan[int](0)
+				start(func(g *G) {
+					for r := 0; r < rounds; r++ {
+						ping.Send(g, r)
+						if v, ok := pong.Recv(g); !ok || v != -r {
+							probs.addf("ping-pong pair %d, round %d: received %d, %v; want %d, true", p, r, v, ok, -r)
+							return
+						}
+					}
+				})
+				start(func(g *G) {
+					for r := 0; r < rounds; r++ {
+						v, ok := ping.Recv(g)
+						if !ok || v != r {
+							probs.addf("ping-pong pair %d, round %d: received %d, %v; want %d, true", p, r, v, ok, r)
+							return
+						}
+						pong.Send(g, -v)
+					}
+				})
+			}
+			for l := 0; l < lockers; l++ {
+				start(func(g *G) {
+					for k := 0; k < locks; k++ {
+						mu.Lock(g)
+						counter++
+						if k%5 == 0 {
+							g.Gosched()
+						}
+						mu.Unlock(g)
+					}
+				})
+			}
+			// A relay: G k waits on sems[k], then wakes G k+1.
+			for k := 0; k < relay; k++ {
+				start(func(g *G) {
+					sems[k].acquire(g)
+					order = append(order, k)
+					sems[k+1].release(g)
+				})
+			}
+			sems[0].release(gp)
+			sems[relay].acquire(gp)
+			wg.Wait(gp)
+			mu.Lock(gp)
+			if counter != lockers*locks {
+				probs.addf("%d Gs each incremented a counter %d times under the Mutex: it holds %d, want %d", lockers, locks, counter, lockers*locks)
+			}
+			mu.Unlock(gp)
+			for k := range order {
+				if order[k] != k {
+					probs.addf("the relay of Gs parked with Park ran in the order %v, want 0, 1, 2, ...", order)
+					break
+				}
+			}
+			if len(order) != relay {
+				probs.addf("%d of the %d relay Gs passed the baton", len(order), relay)
+			}
+		})
+		for i := range ran {
+			if c := ran[i].Load(); c != 1 {
+				t.Fatalf("on 4 Ps, G number %d (of %d blocking on channels, a Mutex, a WaitGroup and Park) ran %d times, want exactly once%s", i, total, c, kitHint(l06))
+			}
+		}
+	}
+}
