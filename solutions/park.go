@@ -6,8 +6,8 @@ import (
 )
 
 // This file is how a G blocks and is woken: lesson 06-gopark. It mirrors
-// gopark, park_m, goready and ready (proc.go, Go 1.26: 445-463, 4253-4303,
-// 1110-1140). Channels, Mutex, WaitGroup and Sleep are all built on it.
+// gopark, park_m, goready and ready (proc.go, Go 1.26: 445, 4253, 481,
+// 1120). Channels, Mutex, WaitGroup and Sleep are all built on it.
 //
 // The contract that makes blocking safe: a G that wants to wait (on a
 // channel, say) takes the channel's lock, queues itself as a waiter, and
