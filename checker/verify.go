@@ -2,9 +2,9 @@ package checker
 
 import (
 	"context"
-	"maps"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
