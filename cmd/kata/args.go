@@ -33,7 +33,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 		return args
 	}
 	rest := args[i+1:]
-	var flags, positional []string
+	var global, flags, positional []string
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]
 		switch {
@@ -41,16 +41,24 @@ func flagsFirst(app *cli.App, args []string) []string {
 			positional = append(positional, rest[j+1:]...)
 			j = len(rest)
 		case strings.HasPrefix(a, "-") && a != "-":
-			flags = append(flags, a)
-			if takesValue(cmd.Flags, a) && j+1 < len(rest) {
-				flags = append(flags, rest[j+1])
+			// A flag of the whole app (--workspace) goes before the
+			// command; the command's own flags after it.
+			to, set := &flags, cmd.Flags
+			if isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) {
+				to, set = &global, app.Flags
+			}
+			*to = append(*to, a)
+			if takesValue(set, a) && j+1 < len(rest) {
+				*to = append(*to, rest[j+1])
 				j++
 			}
 		default:
 			positional = append(positional, a)
 		}
 	}
-	out := slices.Clone(args[:i+1])
+	out := slices.Clone(args[:i])
+	out = append(out, global...)
+	out = append(out, args[i])
 	out = append(out, flags...)
 	if len(positional) > 0 {
 		out = append(out, "--")
@@ -74,6 +82,18 @@ func takesValue(flags []cli.Flag, arg string) bool {
 			return false
 		}
 		return true
+	}
+	return false
+}
+
+// isFlag reports whether arg ("--name", "-n" or "--name=value") names one
+// of flags.
+func isFlag(flags []cli.Flag, arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
 	}
 	return false
 }

@@ -150,6 +150,8 @@ func TestUsageErrors(t *testing.T) {
 		{"frobnicate"},
 		{"demo", "nosuch"},
 		{"init"},
+		{"list", "--bogus"},
+		{"hint", "01", "--level"},
 	} {
 		_, errOut, code := kata(t, dir, args...)
 		assert.Equal(t, exitUsage, code, "kata %s: %s", strings.Join(args, " "), errOut)
@@ -165,6 +167,8 @@ func TestFlagsFirst(t *testing.T) {
 		{"kata check --all", "kata check --all"},
 		{"kata hint 01 --level 2", "kata hint --level 2 -- 01"},
 		{"kata -w /x check 01 --no-race", "kata -w /x check --no-race -- 01"},
+		{"kata hint 05 --level 1 -w /ws", "kata -w /ws hint --level 1 -- 05"},
+		{"kata check --workspace=/ws 01", "kata --workspace=/ws check -- 01"},
 		{"kata demo --all", "kata demo --all"},
 		{"kata", "kata"},
 	} {

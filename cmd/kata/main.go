@@ -31,7 +31,7 @@ func main() {
 
 // newApp builds the command tree.
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "kata",
 		Usage: "learn the Go scheduler by building it",
 		Description: "Run kata with no command to see where you are and what to do next.\n" +
@@ -54,8 +54,20 @@ func newApp() *cli.App {
 			demoCommand,     // demo.go
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return cli.Exit(fmt.Sprintf("%v (run 'kata %s --help')", err, c.Command.Name), exitUsage)
-		},
+		OnUsageError:   onUsageError,
 	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = onUsageError
+	}
+	return app
+}
+
+// onUsageError turns a flag the command does not know into exit code 2,
+// with where to look.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	name := "kata"
+	if c.Command != nil && c.Command.Name != "" {
+		name += " " + c.Command.Name
+	}
+	return cli.Exit(fmt.Sprintf("%v (run '%s --help')", err, name), exitUsage)
 }

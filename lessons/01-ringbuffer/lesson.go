@@ -9,19 +9,14 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:    "01-ringbuffer",
 		Title: "The local run queue: a lock-free ring",
 		Files: []string{"runq.go"},
-		Task:  lessons.MustRead(text, "task.md"),
-		Hints: lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL01FIFO", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqputtail then runqgethead returns Gs in FIFO order, 0 to 256 of them"},
@@ -40,8 +35,5 @@ func init() {
 			{Name: "TestL01InScheduler", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the whole scheduler on 4 Ps runs 3000 Gs, each exactly once"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }

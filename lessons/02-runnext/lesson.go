@@ -9,20 +9,15 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:      "02-runnext",
 		Title:   "runnext: the G that runs next",
 		Files:   []string{"runnext.go"},
 		Prereqs: []string{"01-ringbuffer"},
-		Task:    lessons.MustRead(text, "task.md"),
-		Hints:   lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL02PutNext", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqput(next=true) puts the G in runnext and kicks the old runnext to the ring's tail; next=false uses the ring"},
@@ -45,8 +40,5 @@ func init() {
 			{Name: "TestL02Stress", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "ping-pong pairs and spawn chains on 4 Ps, randomized: every message arrives, every G runs exactly once"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }

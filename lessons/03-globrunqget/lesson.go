@@ -9,20 +9,15 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:      "03-globrunqget",
 		Title:   "The global run queue",
 		Files:   []string{"globrunq.go"},
 		Prereqs: []string{"01-ringbuffer"},
-		Task:    lessons.MustRead(text, "task.md"),
-		Hints:   lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL03FIFO", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "globrunqput and globrunqget make a first-in, first-out queue, reusable once emptied"},
@@ -41,8 +36,5 @@ func init() {
 			{Name: "TestL03DrainFair", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "1000 Gs started from outside wait on the global queue; 4 Ps drain it and each G starts exactly once"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }

@@ -9,20 +9,15 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:      "04-findrunnable",
 		Title:   "findRunnable and work stealing",
 		Files:   []string{"findrunnable.go"},
 		Prereqs: []string{"01-ringbuffer", "02-runnext", "03-globrunqget"},
-		Task:    lessons.MustRead(text, "task.md"),
-		Hints:   lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL04LocalBeforeGlobal", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "runnext (inheriting the time slice), then the ring, and only then the global queue"},
@@ -51,8 +46,5 @@ func init() {
 			{Name: "TestL04ProducerStolen", Points: 5, Timeout: 60 * time.Second, Kind: lessons.Stress,
 				About: "a producer that never yields spawns 1800 Gs: each runs exactly once, on the other Ps"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }

@@ -9,20 +9,15 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:      "05-spinning",
 		Title:   "Spinning Ms and wakep",
 		Files:   []string{"spinning.go"},
 		Prereqs: []string{"04-findrunnable"},
-		Task:    lessons.MustRead(text, "task.md"),
-		Hints:   lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL05ShouldSpin", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "the gate: mp.spinning || 2*nmspinning < GOMAXPROCS - npidle, as a table"},
@@ -41,8 +36,5 @@ func init() {
 			{Name: "TestL05Parallelism", Points: 10, Timeout: 60 * time.Second, Kind: lessons.Stress,
 				About: "4 CPU-bound Gs on 4 Ps all run at once, started together or each by the previous one"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }

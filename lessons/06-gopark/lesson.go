@@ -9,20 +9,15 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:      "06-gopark",
 		Title:   "gopark and goready: blocking and waking",
 		Files:   []string{"park.go"},
 		Prereqs: []string{"02-runnext"},
-		Task:    lessons.MustRead(text, "task.md"),
-		Hints:   lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL06UnlockfRunsAfterPark", Points: 20, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "when unlockf runs, the G is _Gwaiting with its wait reason and off its M (mp.curg and gp.m nil)"},
@@ -39,8 +34,5 @@ func init() {
 			{Name: "TestL06Stress", Points: 20, Timeout: 40 * time.Second, Kind: lessons.Stress,
 				About: "channel ping-pong, a Mutex, a WaitGroup and a Park relay on 4 Ps: every G exactly once, every value delivered"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }

@@ -9,20 +9,15 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:      "07-sysmon",
 		Title:   "sysmon: preemption and syscall retake",
 		Files:   []string{"sysmon.go"},
 		Prereqs: []string{"04-findrunnable"},
-		Task:    lessons.MustRead(text, "task.md"),
-		Hints:   lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL07RetakeSyscallWithWork", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "a P in a syscall with a G queued (ring or runnext) is taken on the second sighting, not the first, and handed to an M"},
@@ -53,8 +48,5 @@ func init() {
 			{Name: "TestL07SyscallLoopsFinish", Points: 8, Timeout: 60 * time.Second, Kind: lessons.Stress,
 				About: "8 Gs looping over syscalls on 2 Ps all start and finish (the runtime's TestPreemptionAfterSyscall)"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }

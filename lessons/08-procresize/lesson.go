@@ -9,20 +9,15 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md hints/*.md
-var text embed.FS
-
-//go:embed testdata
-var testdata embed.FS
+//go:embed task.md hints testdata
+var content embed.FS
 
 func init() {
-	lessons.Register(&lessons.Lesson{
+	lessons.Register(lessons.Content(content, &lessons.Lesson{
 		ID:      "08-procresize",
 		Title:   "procresize: changing GOMAXPROCS",
 		Files:   []string{"procresize.go"},
 		Prereqs: []string{"03-globrunqget"},
-		Task:    lessons.MustRead(text, "task.md"),
-		Hints:   lessons.MustReadHints(text),
 		Tests: []lessons.Test{
 			{Name: "TestL08ShrinkMovesWorkToGlobalHead", Points: 25, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "a destroyed P's runnext and ring go onto the head of the global queue, in run order; it ends _Pdead and empty"},
@@ -35,8 +30,5 @@ func init() {
 			{Name: "TestL08ResizeUnderLoad", Points: 30, Timeout: 60 * time.Second, Kind: lessons.Stress,
 				About: "GOMAXPROCS changed over a hundred times, from outside and from a G, under load with Debug on: every G exactly once"},
 		},
-		Hidden:     lessons.MustSub(testdata, "testdata/hidden"),
-		Mutants:    lessons.MustSub(testdata, "testdata/mutants"),
-		Alternates: lessons.MustSub(testdata, "testdata/alternates"),
-	})
+	}))
 }
