@@ -42,6 +42,23 @@ func kitGs(sched *schedt, first int64, n int) []*g {
 	return gs
 }
 
+// kitTakeP takes P id off the idle list (and the idle mask), as pidleget
+// would for that P, and returns it. It panics if P id is not idle.
+func kitTakeP(sched *schedt, id int32) *p {
+	sched.lock.Lock()
+	defer sched.lock.Unlock()
+	for link := &sched.pidle; *link != nil; link = &(*link).link {
+		if pp := *link; pp.id == id {
+			*link = pp.link
+			pp.link = nil
+			sched.idlepMask.clear(id)
+			sched.npidle.Add(-1)
+			return pp
+		}
+	}
+	panic(fmt.Sprintf("kitTakeP: P %d is not on the idle list", id))
+}
+
 // kitID is a G's ID for messages, or "nil".
 func kitID(gp *g) string {
 	if gp == nil {
@@ -61,19 +78,23 @@ func kitRun(t *testing.T, cfg Config, limit time.Duration, body func(*G)) error 
 	go func() { done <- rt.Wait() }()
 	select {
 	case err := <-done:
-		// A broken scheduler may never finish closing (a G that panicked
-		// holding a lock leaves Ms stuck on it): close in the background
-		// and give up on it after a while, so the verdict still comes fast.
 		closed := make(chan struct{})
 		go func() {
 			rt.Close()
 			close(closed)
 		}()
+		if err != nil {
+			// A broken scheduler may never finish closing (a G that
+			// panicked holding a lock leaves Ms stuck on it): leave it to
+			// close in the background, so the verdict still comes fast.
+			return err
+		}
 		select {
 		case <-closed:
-		case <-time.After(5 * time.Second):
+		case <-time.After(limit):
+			t.Fatalf("every G finished, but Runtime.Close did not return within %s: an M that never wakes, or a G that never reaches a safe point?", limit)
 		}
-		return err
+		return nil
 	case <-time.After(limit):
 		t.Fatalf("the scheduler did not finish within %s: some G never ran again (lost from a run queue?), or an M never woke", limit)
 		return nil

@@ -21,21 +21,9 @@ import (
 
 const l04 = "04-findrunnable"
 
-// l04take takes P id off the idle list (and the idle mask), as pidleget
-// would for that P.
+// l04take takes P id off the idle list.
 func l04take(sched *schedt, id int32) *p {
-	sched.lock.Lock()
-	defer sched.lock.Unlock()
-	for link := &sched.pidle; *link != nil; link = &(*link).link {
-		if pp := *link; pp.id == id {
-			*link = pp.link
-			pp.link = nil
-			sched.idlepMask.clear(id)
-			sched.npidle.Add(-1)
-			return pp
-		}
-	}
-	panic(fmt.Sprintf("l04take: P %d is not on the idle list", id))
+	return kitTakeP(sched, id)
 }
 
 // l04m returns a hand-made M holding P id.

@@ -17,22 +17,12 @@ import (
 
 const l05 = "05-spinning"
 
-// l05take takes P id off the idle list (and the idle mask), as pidleget
-// would for that P, and marks it running: it now looks busy.
+// l05take takes P id off the idle list and marks it running: it now looks
+// busy.
 func l05take(sched *schedt, id int32) *p {
-	sched.lock.Lock()
-	defer sched.lock.Unlock()
-	for link := &sched.pidle; *link != nil; link = &(*link).link {
-		if pp := *link; pp.id == id {
-			*link = pp.link
-			pp.link = nil
-			sched.idlepMask.clear(id)
-			sched.npidle.Add(-1)
-			pp.status.Store(_Prunning)
-			return pp
-		}
-	}
-	panic(fmt.Sprintf("l05take: P %d is not on the idle list", id))
+	pp := kitTakeP(sched, id)
+	pp.status.Store(_Prunning)
+	return pp
 }
 
 // l05m returns a hand-made M holding P id.

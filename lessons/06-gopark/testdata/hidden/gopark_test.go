@@ -50,36 +50,6 @@ func (p *l06problems) check(t *testing.T) {
 	t.Fatalf("%s%s%s", strings.Join(msgs, "\n"), more, kitHint(l06))
 }
 
-// l06kitRun is kitRun, except that when Wait returns an error it leaves
-// the Runtime to close in the background: a G that panicked inside a
-// half-written gopark may have left a lock held (a channel's, say), and
-// Close would wait for ever for the M stuck behind it.
-func l06kitRun(t *testing.T, cfg Config, limit time.Duration, body func(*G)) error {
-	t.Helper()
-	rt := New(cfg)
-	rt.Go(body)
-	done := make(chan error, 1)
-	go func() { done <- rt.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			go rt.Close()
-			return err
-		}
-		closed := make(chan struct{})
-		go func() { rt.Close(); close(closed) }()
-		select {
-		case <-closed:
-		case <-time.After(limit):
-			t.Fatalf("every G finished, but Runtime.Close did not return within %s", limit)
-		}
-		return nil
-	case <-time.After(limit):
-		t.Fatalf("the scheduler did not finish within %s: a G parked and never readied (lost from a run queue?), or an M never woke%s", limit, kitHint(l06))
-		return nil
-	}
-}
-
 // l06err is what Wait returned, for a message: a panic's value without
 // its stack (the learner's code is not in this package's file names).
 func l06err(err error) string {
@@ -90,11 +60,11 @@ func l06err(err error) string {
 	return err.Error()
 }
 
-// l06run is l06kitRun that reports the problems recorded first (they say more
+// l06run is kitRun that reports the problems recorded first (they say more
 // than a deadlock or a panic they led to), then an error from Wait.
 func l06run(t *testing.T, cfg Config, probs *l06problems, body func(*G)) {
 	t.Helper()
-	err := l06kitRun(t, cfg, 20*time.Second, body)
+	err := kitRun(t, cfg, 20*time.Second, body)
 	probs.check(t)
 	if err != nil {
 		t.Fatalf("Runtime.Wait returned an error: %s%s", l06err(err), kitHint(l06))
@@ -206,7 +176,7 @@ func TestL06DeclinedParkRunsAgain(t *testing.T) {
 	var probs l06problems
 	var childRuns atomic.Int32
 	const rounds = 20
-	err := l06kitRun(t, Config{Procs: 1}, 20*time.Second, func(gp *G) {
+	err := kitRun(t, Config{Procs: 1}, 20*time.Second, func(gp *G) {
 		for r := 0; r < rounds; r++ {
 			// A new G goes in this P's runnext: it would run next if the
 			// parent were queued instead of resumed.
@@ -474,7 +444,7 @@ func TestL06DeadlockReported(t *testing.T) {
 	var mu Mutex
 	var wg WaitGroup
 	wg.Add(1)
-	err := l06kitRun(t, Config{Procs: 4}, 20*time.Second, func(gp *G) {
+	err := kitRun(t, Config{Procs: 4}, 20*time.Second, func(gp *G) {
 		mu.Lock(gp)
 		gp.Go(func(g *G) { ch.Recv(g) })
 		gp.Go(func(g *G) { mu.Lock(g) })
