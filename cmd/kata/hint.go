@@ -17,11 +17,7 @@ var hintCommand = &cli.Command{
 }
 
 func runHint(c *cli.Context) error {
-	l, err := oneLesson(c)
-	if err != nil {
-		return err
-	}
-	ws, err := findWorkspace(c)
+	l, ws, err := lessonInWorkspace(c)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,7 @@ var resetCommand = &cli.Command{
 }
 
 func runReset(c *cli.Context) error {
-	l, err := oneLesson(c)
-	if err != nil {
-		return err
-	}
-	ws, err := findWorkspace(c)
+	l, ws, err := lessonInWorkspace(c)
 	if err != nil {
 		return err
 	}

@@ -21,11 +21,7 @@ var solutionCommand = &cli.Command{
 }
 
 func runSolution(c *cli.Context) error {
-	l, err := oneLesson(c)
-	if err != nil {
-		return err
-	}
-	ws, err := findWorkspace(c)
+	l, ws, err := lessonInWorkspace(c)
 	if err != nil {
 		return err
 	}

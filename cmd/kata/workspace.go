@@ -43,6 +43,20 @@ func oneLesson(c *cli.Context) (*lessons.Lesson, error) {
 	return ls[0], nil
 }
 
+// lessonInWorkspace resolves the LESSON argument of a command that works on
+// that lesson in the learner's workspace.
+func lessonInWorkspace(c *cli.Context) (*lessons.Lesson, *workspace.Workspace, error) {
+	l, err := oneLesson(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := findWorkspace(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, ws, nil
+}
+
 // nextLesson is the first lesson the learner has not passed, or nil.
 func nextLesson(ws *workspace.Workspace) *lessons.Lesson {
 	for _, l := range lessons.Default.All() {
