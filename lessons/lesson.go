@@ -29,6 +29,11 @@ type Lesson struct {
 	// tests check (Markdown).
 	Task string
 
+	// Chapter is the lesson's chapter of the book (Markdown, see book/):
+	// the problem, the runtime's design and its reasons, the contract, the
+	// traps, what Go 1.26 does differently, further reading.
+	Chapter string
+
 	// Hints are progressive: a nudge, then the idea, then the near-answer.
 	// There are at least three.
 	Hints []string

@@ -41,17 +41,18 @@ func MustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// Content fills in l's task, hints, hidden tests, mutants and alternates
-// from its lesson directory's embedded files — task.md, hints/*.md and
-// testdata/{hidden,mutants,alternates} — and returns l. A lesson's init
-// function embeds those and registers:
+// Content fills in l's task, chapter, hints, hidden tests, mutants and
+// alternates from its lesson directory's embedded files — task.md,
+// chapter.md, hints/*.md and testdata/{hidden,mutants,alternates} — and
+// returns l. A lesson's init function embeds those and registers:
 //
-//	//go:embed task.md hints testdata
+//	//go:embed task.md chapter.md hints testdata
 //	var content embed.FS
 //
 //	func init() { lessons.Register(lessons.Content(content, &lessons.Lesson{...})) }
 func Content(fsys fs.FS, l *Lesson) *Lesson {
 	l.Task = MustRead(fsys, "task.md")
+	l.Chapter = MustRead(fsys, "chapter.md")
 	l.Hints = MustReadHints(fsys)
 	l.Hidden = MustSub(fsys, "testdata/hidden")
 	l.Mutants = MustSub(fsys, "testdata/mutants")

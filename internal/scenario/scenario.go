@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	sched "github.com/gmp-kata/gmp-kata/solutions"
 )
@@ -22,7 +23,7 @@ type Scenario struct {
 }
 
 // all lists the scenarios, in the order they are shown.
-var all = []Scenario{imbalance, pingpong, syscall, hog}
+var all = []Scenario{imbalance, pingpong, overflow, burst, syscall, hog, resize, deadlock}
 
 // Names returns the scenario names, in order.
 func Names() []string {
@@ -177,4 +178,86 @@ var hog = Scenario{
 		}
 		wg.Wait(g)
 	},
+}
+
+var overflow = Scenario{
+	Name:  "overflow",
+	Short: "one G spawns 600 short tasks: its 256-slot ring overflows half at a time into the global queue, where idle Ps take batches",
+	Procs: 4,
+	Main: func(g *sched.G) {
+		var wg sched.WaitGroup
+		var sink [600]uint64
+		for i := range sink {
+			wg.Add(1)
+			g.Go(func(g *sched.G) {
+				sink[i] = spin(5000)
+				wg.Done(g)
+			})
+		}
+		wg.Wait(g)
+	},
+}
+
+var burst = Scenario{
+	Name:  "burst",
+	Short: "five bursts of 12 short tasks, 2ms apart: Ms wake and spin to find the work, then park when it runs out",
+	Procs: 4,
+	Main: func(g *sched.G) {
+		var wg sched.WaitGroup
+		for b := 0; b < 5; b++ {
+			for i := 0; i < 12; i++ {
+				wg.Add(1)
+				g.Go(func(g *sched.G) {
+					spin(30000)
+					wg.Done(g)
+				})
+			}
+			wg.Wait(g)
+			g.Sleep(2 * time.Millisecond)
+		}
+	},
+}
+
+var resize = Scenario{
+	Name:  "resize",
+	Short: "GOMAXPROCS goes 4 → 2 → 4 under load: procresize stops the world, moves the Gs of the destroyed Ps to the global queue, and restarts",
+	Procs: 4,
+	Main: func(g *sched.G) {
+		var wg sched.WaitGroup
+		work := func(n int) {
+			for i := 0; i < n; i++ {
+				wg.Add(1)
+				g.Go(func(g *sched.G) {
+					for j := 0; j < 4; j++ {
+						spin(20000)
+						g.Safepoint()
+					}
+					wg.Done(g)
+				})
+			}
+		}
+		work(60)
+		g.Sleep(time.Millisecond)
+		g.GOMAXPROCS(2)
+		work(30)
+		g.Sleep(time.Millisecond)
+		g.GOMAXPROCS(4)
+		wg.Wait(g)
+	},
+}
+
+var deadlock = Scenario{
+	Name:  "deadlock",
+	Short: "two Gs each wait to receive from the other: every G is blocked, and checkdead reports the deadlock",
+	Procs: 2,
+	Main: func(g *sched.G) {
+		a, b := sched.NewChan[int](0), sched.NewChan[int](0)
+		g.Go(func(g *sched.G) {
+			a.Recv(g)
+			b.Send(g, 1)
+		})
+		b.Recv(g)
+		a.Send(g, 1)
+	},
+	WantDeadlock: true,
 }
