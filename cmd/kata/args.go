@@ -32,6 +32,15 @@ func flagsFirst(app *cli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
+	// Descend into subcommands: `kata book build -o DIR`.
+	top := i
+	for i+1 < len(args) && len(cmd.Subcommands) > 0 {
+		sub := cmd.Command(args[i+1])
+		if sub == nil {
+			break
+		}
+		cmd, i = sub, i+1
+	}
 	rest := args[i+1:]
 	var global, flags, positional []string
 	for j := 0; j < len(rest); j++ {
@@ -56,9 +65,9 @@ func flagsFirst(app *cli.App, args []string) []string {
 			positional = append(positional, a)
 		}
 	}
-	out := slices.Clone(args[:i])
+	out := slices.Clone(args[:top])
 	out = append(out, global...)
-	out = append(out, args[i])
+	out = append(out, args[top:i+1]...)
 	out = append(out, flags...)
 	if len(positional) > 0 {
 		out = append(out, "--")

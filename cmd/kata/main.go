@@ -52,6 +52,7 @@ func newApp() *cli.App {
 			solutionCommand, // solution.go
 			verifyCommand,   // verify.go
 			demoCommand,     // demo.go
+			bookCommand,     // book.go
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 		OnUsageError:   onUsageError,

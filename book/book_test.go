@@ -1,0 +1,134 @@
+package book
+
+import (
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/mini.golden")
+
+// mini is the small book of testdata/mini: one lesson between two chapters.
+func mini() Options {
+	return Options{
+		Src:     os.DirFS("testdata/mini"),
+		Lessons: []*lessons.Lesson{{ID: "01-first", Title: "The first lesson"}},
+	}
+}
+
+var articleRE = regexp.MustCompile(`(?s)<article>\n(.*)</article>`)
+
+// TestGolden renders the mini book and compares each page's article, and
+// the search index, with testdata/mini.golden.
+func TestGolden(t *testing.T) {
+	site, err := Build(mini())
+	require.NoError(t, err)
+	for _, name := range []string{"index.html", "01-first.html", "notes.html", "print.html", "searchindex.js"} {
+		got := site.Files[name]
+		require.NotNil(t, got, "the site has no %s", name)
+		if strings.HasSuffix(name, ".html") {
+			m := articleRE.FindSubmatch(got)
+			require.NotNil(t, m, "%s has no <article>", name)
+			got = m[1]
+		}
+		golden := filepath.Join("testdata", "mini.golden", name)
+		if *update {
+			require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+			require.NoError(t, os.WriteFile(golden, got, 0o644))
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		require.NoError(t, err, "no golden file (run go test ./book -run TestGolden -update)")
+		require.Equal(t, string(want), string(got), "%s differs from %s (if the change is right: go test ./book -run TestGolden -update)", name, golden)
+	}
+}
+
+// TestRenderingFeatures states what the golden files show, so that a
+// golden file updated by mistake does not hide a lost feature.
+func TestRenderingFeatures(t *testing.T) {
+	site, err := Build(mini())
+	require.NoError(t, err)
+	front, lesson, notes := string(site.Files["index.html"]), string(site.Files["01-first.html"]), string(site.Files["notes.html"])
+
+	require.Contains(t, front, `<h2 id="为什么需要-p"><a class="anchor" href="#为什么需要-p"`, "a non-ASCII heading keeps its letters in its ID, with an anchor link")
+	require.Contains(t, front, `<h2 id="为什么需要-p-1">`, "a repeated heading gets a numbered ID")
+	require.Contains(t, front, `href="01-first.html#the-ring"`, "links to NAME.md become NAME.html")
+	require.Contains(t, front, `class="footnote-ref"`, "footnotes")
+	require.Contains(t, front, "<table>", "GFM tables")
+	require.Contains(t, front, `<span class="kd">func</span>`, "chroma highlighting with CSS classes")
+	require.Contains(t, front, "returns the sum of a and b", "a declaration is included with its doc comment")
+	require.Contains(t, front, `<span class="k">for</span>`, "an anchored region is included")
+	require.NotContains(t, front, "ANCHOR", "anchor markers are not shown")
+	require.NotContains(t, front, `<span class="kd">func</span> <span class="p">(</span><span class="nx">r</span>`, "the anchored region is only the loop")
+	require.Contains(t, lesson, `<svg class="statemachine"`, "a state machine picture")
+	require.Contains(t, lesson, "<details>", "raw HTML for spoilers")
+	require.Contains(t, lesson, "Push adds v", "a method is included by Type.method")
+	require.Contains(t, lesson, `<a id="prev" rel="prev" href="index.html">`, "prev link")
+	require.Contains(t, lesson, `<a id="next" rel="next" href="notes.html">`, "next link")
+	require.Contains(t, notes, "A Ring is a toy", "a whole file is included")
+	require.NotContains(t, notes, `id="next"`, "the last page has no next")
+	print := string(site.Files["print.html"])
+	require.Contains(t, print, `<section class="print-chapter" id="01-first">`)
+	require.Contains(t, print, `href="#front--为什么需要-p-1"`, "on the print page links point inside the page, to prefixed IDs")
+	require.Contains(t, string(site.Files["searchindex.js"]), `"h":"01-first.html#the-ring"`)
+}
+
+// TestBuildErrorsNameTheFileAndLine breaks the mini book in each way a
+// writer can and checks that the build says where.
+func TestBuildErrorsNameTheFileAndLine(t *testing.T) {
+	base := fstest.MapFS{}
+	require.NoError(t, fs.WalkDir(os.DirFS("testdata/mini"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(os.DirFS("testdata/mini"), p)
+		base[p] = &fstest.MapFile{Data: data}
+		return err
+	}))
+	for _, tc := range []struct {
+		name, file, text, want string
+	}{
+		{"missing file", "book/src/notes.md", "# Notes\n\n```go\n{{#include code/nope.go:add}}\n```\n", "book/src/notes.md:4: {{#include code/nope.go:add}}: no file code/nope.go"},
+		{"missing anchor", "book/src/notes.md", "# Notes\n\n```go\n{{#include code/sample.go:nope}}\n```\n", `book/src/notes.md:4: {{#include code/sample.go:nope}}: code/sample.go has no anchor "nope"`},
+		{"unknown scenario", "book/src/notes.md", "# Notes\n\n{{#timeline nope}}\n", `book/src/notes.md:3: {{#timeline nope}}: scenario: no scenario "nope"`},
+		{"unknown machine", "book/src/notes.md", "# Notes\n\n{{#statemachine q}}\n", `book/src/notes.md:3: {{#statemachine q}}: no state machine "q"`},
+		{"broken link", "book/src/notes.md", "# Notes\n\n[x](nope.md)\n", `book/src/notes.md: link to "nope.md": no such page`},
+		{"broken fragment", "book/src/notes.md", "# Notes\n\n[x](01-first.md#nope)\n", `book/src/notes.md: link to "01-first.html#nope": no heading or element #nope there`},
+		{"wrong lesson title", "lessons/01-first/chapter.md", "# Another title\n", `lessons/01-first/chapter.md: the chapter's title "Another title" is not the lesson's title "The first lesson"`},
+		{"no title", "book/src/notes.md", "Text without a title.\n", "book/src/notes.md: no # title line"},
+		{"bad summary line", "book/src/SUMMARY.md", "- [Front page](front.md)\n- Notes\n", `book/src/SUMMARY.md:2: "- Notes" is not an entry`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fstest.MapFS{}
+			for k, v := range base {
+				src[k] = v
+			}
+			src[tc.file] = &fstest.MapFile{Data: []byte(tc.text)}
+			opts := mini()
+			opts.Src = src
+			_, err := Build(opts)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+	t.Run("lesson without a chapter", func(t *testing.T) {
+		src := fstest.MapFS{}
+		for k, v := range base {
+			if k != "lessons/01-first/chapter.md" {
+				src[k] = v
+			}
+		}
+		opts := mini()
+		opts.Src = src
+		_, err := Build(opts)
+		require.ErrorContains(t, err, `chapter "01-first": no file lessons/01-first/chapter.md`)
+	})
+}

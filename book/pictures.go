@@ -1,0 +1,54 @@
+package book
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/gmp-kata/gmp-kata/internal/diagram"
+	"github.com/gmp-kata/gmp-kata/internal/scenario"
+)
+
+// picture draws a {{#timeline SCENARIO}} or {{#statemachine g|m|p}} as an
+// HTML figure on one line.
+func (b *builder) picture(kind, arg string) (string, error) {
+	key := kind + " " + arg
+	if html, ok := b.cache[key]; ok {
+		return html, nil
+	}
+	var fig string
+	switch kind {
+	case "timeline":
+		s, err := scenario.Lookup(arg)
+		if err != nil {
+			return "", fmt.Errorf("{{#timeline %s}}: %v", arg, err)
+		}
+		r, err := scenario.Run(s, 0, b.opts.Seed)
+		if err != nil {
+			return "", fmt.Errorf("{{#timeline %s}}: %v", arg, err)
+		}
+		svg := diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{
+			Title: fmt.Sprintf("scenario %s: %d Ps, seed %d", s.Name, r.Procs, r.Seed),
+			ID:    "tl-" + s.Name,
+		})
+		caption := html.EscapeString(s.Short) + fmt.Sprintf(". Drawn from the reference scheduler running <code>kata trace %s --reference --seed %d</code>; hover over a bar or a mark for details.", s.Name, r.Seed)
+		if r.Err != nil {
+			first, _, _ := strings.Cut(r.Err.Error(), "\n")
+			caption += " Wait returned: <code>" + html.EscapeString(first) + "</code>."
+		}
+		fig = `<figure class="picture timeline-figure"><div class="scroll">` + oneLine(svg) + `</div>` + diagram.Legend + `<figcaption>` + caption + `</figcaption></figure>`
+	case "statemachine":
+		m, ok := diagram.Machines[arg]
+		if !ok {
+			return "", fmt.Errorf("{{#statemachine %s}}: no state machine %q (have: %s)", arg, arg, strings.Join(diagram.MachineNames(), ", "))
+		}
+		fig = `<figure class="picture statemachine-figure"><div class="scroll">` + oneLine(m.SVG()) + `</div><figcaption>` +
+			html.EscapeString(m.Title) + `: each arrow names the functions of the reference that make the transition; hover a state for what it means.</figcaption></figure>`
+	}
+	b.cache[key] = fig
+	return fig, nil
+}
+
+// oneLine joins an SVG's lines, so that no blank line ends the HTML block
+// it stands in.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "") }

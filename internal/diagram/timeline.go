@@ -1,0 +1,360 @@
+// Package diagram draws the scheduler as SVG: timelines of a run's events
+// (one lane per P and per M, steals as arrows, spinning, sysmon's actions)
+// and the G, M and P state machines. The book's pictures and `kata trace`'s
+// pages are drawn here, so the two always agree.
+package diagram
+
+import (
+	"cmp"
+	"fmt"
+	"html"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	sched "github.com/gmp-kata/gmp-kata/solutions"
+)
+
+// A Run is what the timeline draws: a run's events and its number of Ps
+// (the largest the run had).
+type Run struct {
+	Events []sched.Event
+	Procs  int
+}
+
+// A Span is a stretch of time on a lane.
+type Span struct {
+	Lane       string // "P0", "M3"
+	G          int64  // the G that ran, 0 if the span is not a G's
+	Kind       string // "run", "spin", "proc", "syscall"
+	Start, End int64
+	Note       string // what a hover says
+}
+
+// A Mark is an instant on a lane.
+type Mark struct {
+	Lane string
+	When int64
+	Kind string // "preempt", "retake", "sleep", "steal", "resize", "stw"
+	Note string
+	// Steals: the lane the Gs came from, and how many.
+	From string
+	N    int64
+}
+
+// A Layout is a run turned into lanes, spans and marks, ready to draw.
+type Layout struct {
+	Lanes  []string // top to bottom
+	Spans  []Span
+	Marks  []Mark
+	T0, T1 int64
+}
+
+// Lay turns a run's events into a Layout: G runs on P lanes; Ms holding
+// Ps, spinning and in system calls on M lanes; sysmon's actions on its
+// own lane; stop-the-world and resizes across all of them.
+func Lay(r Run) *Layout {
+	l := &Layout{}
+	if len(r.Events) == 0 {
+		return l
+	}
+	l.T0, l.T1 = r.Events[0].When, r.Events[len(r.Events)-1].When
+	if l.T1 <= l.T0 {
+		l.T1 = l.T0 + 1
+	}
+	procs := r.Procs
+	var ms []int64
+	seenM := map[int64]bool{}
+	for _, ev := range r.Events {
+		if int(ev.P) >= procs {
+			procs = int(ev.P) + 1
+		}
+		if ev.M >= 0 && !seenM[ev.M] && ev.Kind != sched.EvSysmonSleep {
+			seenM[ev.M] = true
+			ms = append(ms, ev.M)
+		}
+	}
+	slices.Sort(ms)
+	for p := 0; p < procs; p++ {
+		l.Lanes = append(l.Lanes, fmt.Sprintf("P%d", p))
+	}
+	for _, m := range ms {
+		l.Lanes = append(l.Lanes, fmt.Sprintf("M%d", m))
+	}
+	l.Lanes = append(l.Lanes, "sysmon")
+
+	type open struct {
+		start int64
+		p     int32
+		m     int64
+		note  string
+	}
+	running := map[int64]open{}  // by G
+	holding := map[int64]open{}  // by M: the P it holds
+	spinning := map[int64]open{} // by M
+	insys := map[int64]open{}    // by G: its system call
+	pl := func(p int32) string { return fmt.Sprintf("P%d", p) }
+	ml := func(m int64) string { return fmt.Sprintf("M%d", m) }
+	for _, ev := range r.Events {
+		at := ev.When
+		switch ev.Kind {
+		case sched.EvGoStart:
+			note := ""
+			if ev.Arg == 1 {
+				note = ", inheriting the time slice (from runnext)"
+			}
+			running[ev.G] = open{start: at, p: ev.P, m: ev.M, note: note}
+		case sched.EvGoEnd, sched.EvGoPark, sched.EvGoSched, sched.EvGoPreempt, sched.EvGoSyscall:
+			if o, ok := running[ev.G]; ok {
+				delete(running, ev.G)
+				how := map[sched.EventKind]string{
+					sched.EvGoEnd: "finished", sched.EvGoPark: "parked", sched.EvGoSched: "yielded",
+					sched.EvGoPreempt: "was preempted", sched.EvGoSyscall: "entered a system call",
+				}[ev.Kind]
+				l.Spans = append(l.Spans, Span{Lane: pl(o.p), G: ev.G, Kind: "run", Start: o.start, End: at,
+					Note: fmt.Sprintf("G%d on P%d (M%d) for %s%s; then it %s", ev.G, o.p, o.m, dur(at-o.start), o.note, how)})
+			}
+			if ev.Kind == sched.EvGoPreempt {
+				l.Marks = append(l.Marks, Mark{Lane: pl(ev.P), When: at, Kind: "preempt", Note: fmt.Sprintf("G%d preempted on P%d at its safe point", ev.G, ev.P)})
+			}
+			if ev.Kind == sched.EvGoSyscall {
+				insys[ev.G] = open{start: at, p: ev.P, m: ev.M}
+			}
+		case sched.EvGoSyscallExit:
+			if o, ok := insys[ev.G]; ok {
+				delete(insys, ev.G)
+				back := "got a P back the slow way"
+				if ev.Arg == 1 {
+					back = "got its own P back"
+				}
+				l.Spans = append(l.Spans, Span{Lane: ml(o.m), G: ev.G, Kind: "syscall", Start: o.start, End: at,
+					Note: fmt.Sprintf("M%d blocked in G%d's system call for %s; then it %s", o.m, ev.G, dur(at-o.start), back)})
+			}
+		case sched.EvProcStart:
+			holding[ev.M] = open{start: at, p: ev.P}
+		case sched.EvProcStop:
+			if o, ok := holding[ev.M]; ok {
+				delete(holding, ev.M)
+				l.Spans = append(l.Spans, Span{Lane: ml(ev.M), Kind: "proc", Start: o.start, End: at,
+					Note: fmt.Sprintf("M%d held P%d for %s", ev.M, o.p, dur(at-o.start))})
+			}
+		case sched.EvSpinStart:
+			spinning[ev.M] = open{start: at}
+		case sched.EvSpinStop:
+			if o, ok := spinning[ev.M]; ok {
+				delete(spinning, ev.M)
+				l.Spans = append(l.Spans, Span{Lane: ml(ev.M), Kind: "spin", Start: o.start, End: at,
+					Note: fmt.Sprintf("M%d spinning, looking for work, for %s", ev.M, dur(at-o.start))})
+			}
+		case sched.EvSteal:
+			l.Marks = append(l.Marks, Mark{Lane: pl(ev.P), When: at, Kind: "steal", From: pl(int32(ev.Arg)), N: ev.N,
+				Note: fmt.Sprintf("P%d stole %d G(s) from P%d (M%d runs G%d next)", ev.P, ev.N, ev.Arg, ev.M, ev.G)})
+		case sched.EvSysmonPreempt:
+			l.Marks = append(l.Marks, Mark{Lane: "sysmon", When: at, Kind: "preempt", From: pl(ev.P),
+				Note: fmt.Sprintf("sysmon: G%d has run too long on P%d; asked it to yield", ev.G, ev.P)})
+		case sched.EvSysmonRetake:
+			l.Marks = append(l.Marks, Mark{Lane: "sysmon", When: at, Kind: "retake", From: pl(ev.P),
+				Note: fmt.Sprintf("sysmon: retook P%d from a system call and handed it off", ev.P)})
+		case sched.EvSysmonSleep:
+			l.Marks = append(l.Marks, Mark{Lane: "sysmon", When: at, Kind: "sleep",
+				Note: fmt.Sprintf("sysmon: nothing to do; deep sleep for up to %s", dur(ev.Arg))})
+		case sched.EvStopTheWorld:
+			l.Marks = append(l.Marks, Mark{When: at, Kind: "stw", Note: "stop the world"})
+		case sched.EvStartTheWorld:
+			l.Marks = append(l.Marks, Mark{When: at, Kind: "stw", Note: fmt.Sprintf("start the world with %d Ps", ev.Arg)})
+		case sched.EvResize:
+			l.Marks = append(l.Marks, Mark{When: at, Kind: "resize", Note: fmt.Sprintf("procresize: GOMAXPROCS = %d", ev.Arg)})
+		}
+	}
+	// What is still open at the end ran until the end.
+	for g, o := range running {
+		l.Spans = append(l.Spans, Span{Lane: pl(o.p), G: g, Kind: "run", Start: o.start, End: l.T1,
+			Note: fmt.Sprintf("G%d on P%d (M%d) from %s to the end", g, o.p, o.m, dur(o.start-l.T0))})
+	}
+	for m, o := range holding {
+		l.Spans = append(l.Spans, Span{Lane: ml(m), Kind: "proc", Start: o.start, End: l.T1, Note: fmt.Sprintf("M%d held P%d to the end", m, o.p)})
+	}
+	for m, o := range spinning {
+		l.Spans = append(l.Spans, Span{Lane: ml(m), Kind: "spin", Start: o.start, End: l.T1, Note: fmt.Sprintf("M%d spinning to the end", m)})
+	}
+	slices.SortStableFunc(l.Spans, func(a, b Span) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Kind, b.Kind))
+	})
+	return l
+}
+
+// Drawing constants, in SVG user units (about pixels at 100%).
+const (
+	svgWidth  = 960
+	labelW    = 58
+	rightPad  = 12
+	topPad    = 8
+	pLaneH    = 24
+	mLaneH    = 14
+	laneGap   = 4
+	axisH     = 26
+	minSpanPx = 0.6
+)
+
+// Options change how a timeline is drawn.
+type Options struct {
+	// Title is drawn above the lanes, if set.
+	Title string
+	// ID prefixes the SVG's element IDs, to keep several pictures on one
+	// page apart.
+	ID string
+}
+
+// SVG draws the layout as an SVG element with no blank lines (so it can
+// stand in Markdown as an HTML block). Every span and mark has a <title>,
+// which browsers show on hover.
+func (l *Layout) SVG(o Options) string {
+	var b strings.Builder
+	y := map[string]float64{}
+	h := map[string]float64{}
+	cur := float64(topPad)
+	if o.Title != "" {
+		cur += 18
+	}
+	for _, lane := range l.Lanes {
+		lh := float64(mLaneH)
+		if lane[0] == 'P' {
+			lh = pLaneH
+		}
+		y[lane], h[lane] = cur, lh
+		cur += lh + laneGap
+	}
+	plotTop, plotBottom := float64(topPad), cur
+	if o.Title != "" {
+		plotTop += 18
+	}
+	height := cur + axisH
+	plotW := float64(svgWidth - labelW - rightPad)
+	x := func(t int64) float64 {
+		return labelW + float64(t-l.T0)/float64(l.T1-l.T0)*plotW
+	}
+	id := o.ID
+	if id == "" {
+		id = "tl"
+	}
+	fmt.Fprintf(&b, `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %.0f" width="%d" height="%.0f" role="img" aria-label="%s">`+"\n",
+		svgWidth, height, svgWidth, height, esc(cmp.Or(o.Title, "scheduler timeline")))
+	fmt.Fprintf(&b, `<defs><marker id="%s-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L8,4 L0,8 z" class="tl-steal-head"/></marker>`+
+		`<pattern id="%s-hatch" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="2" height="4" class="tl-spin"/></pattern></defs>`+"\n", id, id)
+	if o.Title != "" {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="tl-title">%s</text>`+"\n", labelW, topPad+12, esc(o.Title))
+	}
+	// lanes and their labels
+	for _, lane := range l.Lanes {
+		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%.1f" height="%.0f" class="tl-lane"/><text x="%d" y="%.1f" class="tl-label">%s</text>`+"\n",
+			labelW, y[lane], plotW, h[lane], labelW-6, y[lane]+h[lane]/2+4, lane)
+	}
+	// stop-the-world bands, across every lane
+	var stw int64 = -1
+	for _, m := range l.Marks {
+		if m.Kind != "stw" {
+			continue
+		}
+		if strings.HasPrefix(m.Note, "stop") {
+			stw = m.When
+		} else if stw >= 0 {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="tl-stw"><title>stopped the world for %s; %s</title></rect>`+"\n",
+				x(stw), plotTop, math.Max(x(m.When)-x(stw), 1.5), plotBottom-plotTop, dur(m.When-stw), esc(m.Note))
+			stw = -1
+		}
+	}
+	for _, s := range l.Spans {
+		w := math.Max(x(s.End)-x(s.Start), minSpanPx)
+		ly, lh := y[s.Lane], h[s.Lane]
+		switch s.Kind {
+		case "run":
+			fmt.Fprintf(&b, `<g class="tl-run"><rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="%s"/>`, x(s.Start), ly+1, w, lh-2, gColor(s.G))
+			if w > 26 {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="tl-g">G%d</text>`, x(s.Start)+w/2, ly+lh/2+4, s.G)
+			}
+			fmt.Fprintf(&b, "<title>%s</title></g>\n", esc(s.Note))
+		case "proc":
+			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" class="tl-proc"><title>%s</title></rect>`+"\n", x(s.Start), ly+2, w, lh-4, esc(s.Note))
+		case "spin":
+			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="url(#%s-hatch)" class="tl-spinning"><title>%s</title></rect>`+"\n", x(s.Start), ly+1, w, lh-2, id, esc(s.Note))
+		case "syscall":
+			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" class="tl-syscall"><title>%s</title></rect>`+"\n", x(s.Start), ly+1, w, lh-2, esc(s.Note))
+		}
+	}
+	for _, m := range l.Marks {
+		mx := x(m.When)
+		switch m.Kind {
+		case "steal":
+			y0, y1 := y[m.From]+h[m.From]/2, y[m.Lane]+h[m.Lane]/2
+			bend := 14.0
+			fmt.Fprintf(&b, `<path d="M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f" class="tl-steal" marker-end="url(#%s-arrow)"><title>%s</title></path>`+"\n",
+				mx, y0, mx+bend, y0, mx+bend, y1, mx, y1, id, esc(m.Note))
+		case "preempt":
+			if m.Lane == "sysmon" {
+				sy := y["sysmon"] + h["sysmon"]/2
+				fmt.Fprintf(&b, `<g class="tl-sysmon-preempt"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><circle cx="%.1f" cy="%.1f" r="4"/><title>%s</title></g>`+"\n",
+					mx, sy, mx, y[m.From]+h[m.From]/2, mx, sy, esc(m.Note))
+			} else {
+				ly := y[m.Lane]
+				fmt.Fprintf(&b, `<path d="M%.1f,%.1f l-4,-6 h8 z" class="tl-preempt"><title>%s</title></path>`+"\n", mx, ly+6, esc(m.Note))
+			}
+		case "retake":
+			sy := y["sysmon"] + h["sysmon"]/2
+			fmt.Fprintf(&b, `<g class="tl-retake"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><rect x="%.1f" y="%.1f" width="8" height="8"/><title>%s</title></g>`+"\n",
+				mx, sy, mx, y[m.From]+h[m.From]/2, mx-4, sy-4, esc(m.Note))
+		case "sleep":
+			sy := y["sysmon"] + h["sysmon"]/2
+			fmt.Fprintf(&b, `<g class="tl-sleep"><circle cx="%.1f" cy="%.1f" r="3"/><title>%s</title></g>`+"\n", mx, sy, esc(m.Note))
+		case "resize":
+			fmt.Fprintf(&b, `<g class="tl-resize"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f">%s</text><title>%s</title></g>`+"\n",
+				mx, plotTop, mx, plotBottom, mx+3, plotBottom-2, esc(strings.TrimPrefix(m.Note, "procresize: ")), esc(m.Note))
+		}
+	}
+	// the time axis
+	span := l.T1 - l.T0
+	step := niceStep(span, 8)
+	fmt.Fprintf(&b, `<g class="tl-axis"><line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f"/>`, labelW, plotBottom, labelW+plotW, plotBottom)
+	for t := int64(0); t <= span; t += step {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f">%s</text>`,
+			x(l.T0+t), plotBottom, x(l.T0+t), plotBottom+4, x(l.T0+t), plotBottom+16, dur(t))
+	}
+	b.WriteString("</g>\n</svg>")
+	return b.String()
+}
+
+// niceStep returns a tick step of 1, 2 or 5 times a power of ten that cuts
+// span into at most n pieces.
+func niceStep(span int64, n int) int64 {
+	if span <= 0 {
+		return 1
+	}
+	raw := float64(span) / float64(n)
+	pow := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*pow >= raw {
+			return max(int64(m*pow), 1)
+		}
+	}
+	return max(int64(10*pow), 1)
+}
+
+// gColor gives each G its own colour: hues a golden angle apart.
+func gColor(g int64) string {
+	hue := math.Mod(float64(g)*137.508, 360)
+	return fmt.Sprintf("hsl(%.0f,62%%,62%%)", hue)
+}
+
+func dur(ns int64) string {
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case d >= time.Microsecond:
+		return d.Round(100 * time.Nanosecond).String()
+	default:
+		return d.String()
+	}
+}
+
+func esc(s string) string { return html.EscapeString(s) }
