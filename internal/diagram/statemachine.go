@@ -17,6 +17,10 @@ type Machine struct {
 	Title  string
 	States []State
 	Edges  []Edge
+	// LabelAt moves the label of the arrow "From>To" along it, from 0 (at
+	// From) to 1 (at To), where labels would otherwise collide; 0.5 if
+	// not given.
+	LabelAt map[string]float64
 }
 
 // A State is a node of the picture.
@@ -41,9 +45,9 @@ var Machines = map[string]*Machine{
 			{"_Gidle", "idle", 0, 0, "just allocated"},
 			{"_Gdead", "dead", 1, 0, "unused: finished, or in the free list waiting to be reused"},
 			{"_Grunnable", "runnable", 2, 1, "in a run queue (runnext, a P's ring or the global queue), not running"},
-			{"_Grunning", "running", 2, 2.4, "running on an M that holds a P"},
-			{"_Gwaiting", "waiting", 0, 2.4, "parked: blocked on a channel, a lock, a timer, waiting to be readied"},
-			{"_Gsyscall", "syscall", 4, 2.4, "in a system call: its M is blocked, its P may be taken"},
+			{"_Grunning", "running", 2, 2.8, "running on an M that holds a P"},
+			{"_Gwaiting", "waiting", 0, 2.8, "parked: blocked on a channel, a lock, a timer, waiting to be readied"},
+			{"_Gsyscall", "syscall", 4, 2.8, "in a system call: its M is blocked, its P may be taken"},
 		},
 		Edges: []Edge{
 			{"_Gidle", "_Gdead", []string{"newproc1"}},
@@ -57,11 +61,13 @@ var Machines = map[string]*Machine{
 			{"_Gsyscall", "_Grunning", []string{"exitsyscall"}},
 			{"_Gsyscall", "_Grunnable", []string{"exitsyscall0"}},
 		},
+		LabelAt: map[string]float64{"_Grunning>_Gdead": 0.72, "_Gwaiting>_Grunnable": 0.3, "_Gsyscall>_Grunnable": 0.62},
 	},
 	"p": {
 		Name: "p", Title: "P states",
 		States: []State{
-			{"_Pgcstop", "gcstop", 0, 0, "stopped by stop-the-world, or new and not yet started"},
+			{"new", "new", 0, 0, "allocated by procresize when GOMAXPROCS grows"},
+			{"_Pgcstop", "gcstop", 0, 1.2, "stopped by stop-the-world, or new and not yet started"},
 			{"_Pidle", "idle", 2, 0, "on the idle P list, with an empty run queue"},
 			{"_Prunning", "running", 2, 2.4, "held by an M that runs Gs"},
 			{"_Psyscall", "syscall", 4, 1.2, "its M is in a system call; sysmon may retake it (Go ≤ 1.25)"},
@@ -78,6 +84,7 @@ var Machines = map[string]*Machine{
 			{"_Pgcstop", "_Pidle", []string{"procresize"}},
 			{"_Pgcstop", "_Prunning", []string{"acquirep"}},
 			{"_Pgcstop", "_Pdead", []string{"destroy"}},
+			{"new", "_Pgcstop", []string{"init"}},
 		},
 	},
 	"m": {
@@ -115,18 +122,19 @@ func MachineNames() []string {
 // labelled with the functions that make them.
 func (m *Machine) SVG() string {
 	const (
-		cellW, cellH = 150.0, 60.0
+		cellW, cellH = 170.0, 64.0
 		boxW, boxH   = 96.0, 30.0
-		pad          = 36.0
+		pad          = 40.0
+		padX         = 120.0 // room for labels beside the outer boxes
 	)
 	pos := map[string][2]float64{}
 	maxX, maxY := 0.0, 0.0
 	for _, s := range m.States {
-		x, y := pad+s.Col*cellW+boxW/2, pad+s.Row*cellH+boxH/2
+		x, y := padX+s.Col*cellW+boxW/2, pad+s.Row*cellH+boxH/2
 		pos[s.Name] = [2]float64{x, y}
 		maxX, maxY = math.Max(maxX, x), math.Max(maxY, y)
 	}
-	w, h := maxX+boxW/2+pad, maxY+boxH/2+pad
+	w, h := maxX+boxW/2+padX, maxY+boxH/2+pad
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="statemachine" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="%s">`+"\n", w, h, w, h, esc(m.Title))
 	fmt.Fprintf(&b, `<defs><marker id="sm-%s-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" class="sm-head"/></marker></defs>`+"\n", m.Name)
@@ -142,10 +150,29 @@ func (m *Machine) SVG() string {
 		sx, sy := clip(a, ux, uy, boxW, boxH)
 		ex, ey := clip(z, -ux, -uy, boxW, boxH)
 		cx, cy := (sx+ex)/2+nx*bend, (sy+ey)/2+ny*bend
-		lx, ly := (sx+2*cx+ex)/4, (sy+2*cy+ey)/4
+		at := 0.5
+		if v, ok := m.LabelAt[e.From+">"+e.To]; ok {
+			at = v
+		}
+		// the point of the quadratic Bézier curve at parameter at
+		lx := (1-at)*(1-at)*sx + 2*(1-at)*at*cx + at*at*ex
+		ly := (1-at)*(1-at)*sy + 2*(1-at)*at*cy + at*at*ey
+		// The label sits on the outer side of the bend, so that the labels
+		// of a pair of opposite arrows do not overlap.
+		anchor := "middle"
+		switch {
+		case nx > 0.5:
+			anchor, lx = "start", lx+4
+		case nx < -0.5:
+			anchor, lx = "end", lx-4
+		case ny > 0:
+			ly += 8
+		default:
+			ly -= 4
+		}
 		label := strings.Join(e.Funcs, ", ")
-		fmt.Fprintf(&b, `<g class="sm-edge"><path d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" marker-end="url(#sm-%s-arrow)"/><text x="%.1f" y="%.1f">%s</text><title>%s → %s: %s</title></g>`+"\n",
-			sx, sy, cx, cy, ex, ey, m.Name, lx, ly+4, esc(label), esc(m.label(e.From)), esc(m.label(e.To)), esc(label))
+		fmt.Fprintf(&b, `<g class="sm-edge"><path d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" marker-end="url(#sm-%s-arrow)"/><text x="%.1f" y="%.1f" text-anchor="%s">%s</text><title>%s → %s: %s</title></g>`+"\n",
+			sx, sy, cx, cy, ex, ey, m.Name, lx, ly+4, anchor, esc(label), esc(m.label(e.From)), esc(m.label(e.To)), esc(label))
 	}
 	for _, s := range m.States {
 		p := pos[s.Name]

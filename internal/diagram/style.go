@@ -44,7 +44,7 @@ svg.timeline, svg.statemachine { font: 11px system-ui, -apple-system, "Segoe UI"
 .sm-state rect { fill: var(--dg-state); stroke: var(--dg-state-line); stroke-width: 1.5; }
 .sm-state text { fill: var(--dg-fg); text-anchor: middle; font-weight: 600; font-size: 13px; }
 .sm-edge path { fill: none; stroke: var(--dg-muted); stroke-width: 1.3; }
-.sm-edge text { fill: var(--dg-fg); text-anchor: middle; font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; paint-order: stroke; stroke: var(--dg-state); stroke-width: 3px; }
+.sm-edge text { fill: var(--dg-fg); font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; paint-order: stroke; stroke: var(--dg-state); stroke-width: 3px; }
 .sm-edge:hover path { stroke: var(--dg-steal); stroke-width: 2.5; }
 .sm-head { fill: var(--dg-muted); }
 `

@@ -282,6 +282,7 @@ func (l *Layout) SVG(o Options) string {
 			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" class="tl-syscall"><title>%s</title></rect>`+"\n", x(s.Start), ly+1, w, lh-2, esc(s.Note))
 		}
 	}
+	resizes := 0
 	for _, m := range l.Marks {
 		mx := x(m.When)
 		switch m.Kind {
@@ -307,8 +308,10 @@ func (l *Layout) SVG(o Options) string {
 			sy := y["sysmon"] + h["sysmon"]/2
 			fmt.Fprintf(&b, `<g class="tl-sleep"><circle cx="%.1f" cy="%.1f" r="3"/><title>%s</title></g>`+"\n", mx, sy, esc(m.Note))
 		case "resize":
+			// Labels of resizes close together go on alternate lines.
 			fmt.Fprintf(&b, `<g class="tl-resize"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f">%s</text><title>%s</title></g>`+"\n",
-				mx, plotTop, mx, plotBottom, mx+3, plotBottom-2, esc(strings.TrimPrefix(m.Note, "procresize: ")), esc(m.Note))
+				mx, plotTop, mx, plotBottom, mx+3, plotBottom-2-float64(resizes%2)*11, esc(strings.TrimPrefix(m.Note, "procresize: GOMAXPROCS = ")+" Ps"), esc(m.Note))
+			resizes++
 		}
 	}
 	// the time axis
