@@ -201,6 +201,9 @@ const (
 type Options struct {
 	// Title is drawn above the lanes, if set.
 	Title string
+	// Span, if longer than the run, is the length of time the picture
+	// spans: two runs drawn with the same Span share a scale.
+	Span int64
 	// ID prefixes the SVG's element IDs, to keep several pictures on one
 	// page apart.
 	ID string
@@ -210,6 +213,9 @@ type Options struct {
 // stand in Markdown as an HTML block). Every span and mark has a <title>,
 // which browsers show on hover.
 func (l *Layout) SVG(o Options) string {
+	if o.Span > l.T1-l.T0 {
+		l.T1 = l.T0 + o.Span
+	}
 	var b strings.Builder
 	y := map[string]float64{}
 	h := map[string]float64{}
@@ -269,7 +275,7 @@ func (l *Layout) SVG(o Options) string {
 		ly, lh := y[s.Lane], h[s.Lane]
 		switch s.Kind {
 		case "run":
-			fmt.Fprintf(&b, `<g class="tl-run"><rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="%s"/>`, x(s.Start), ly+1, w, lh-2, gColor(s.G))
+			fmt.Fprintf(&b, `<g class="tl-run" data-g="%d"><rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="%s"/>`, s.G, x(s.Start), ly+1, w, lh-2, gColor(s.G))
 			if w > 26 {
 				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="tl-g">G%d</text>`, x(s.Start)+w/2, ly+lh/2+4, s.G)
 			}

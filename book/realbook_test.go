@@ -1,0 +1,133 @@
+package book
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+	_ "github.com/gmp-kata/gmp-kata/lessons/all"
+	"github.com/stretchr/testify/require"
+)
+
+// citedGoVersion is the Go release whose runtime the book cites by line.
+const citedGoVersion = "go1.26.8"
+
+func repo() fs.FS { return os.DirFS("..") }
+
+// TestTheBookBuilds builds the real book: every chapter of SUMMARY.md and
+// of every lesson in the registry, every include and every link resolved.
+func TestTheBookBuilds(t *testing.T) {
+	site, err := Build(Options{Src: repo()})
+	require.NoError(t, err)
+	for _, l := range lessons.Default.All() {
+		page := string(site.Files[l.ID+".html"])
+		require.NotEmpty(t, page, "lesson %s has no page", l.ID)
+		require.Contains(t, page, "<h1 id=", "lesson %s's page has no title", l.ID)
+		require.Contains(t, string(site.Files["print.html"]), `id="`+l.ID+`"`, "the print page lacks lesson %s", l.ID)
+	}
+	require.Equal(t, len(site.Chapters), strings.Count(string(site.Files["print.html"]), `<section class="print-chapter"`), "the print page has every chapter")
+	require.Contains(t, string(site.Files["searchindex.js"]), "runqsteal")
+}
+
+// TestNoHandCopiedCode: every Go code block of the book is an include, so
+// that no code in the book can drift from the code that compiles.
+func TestNoHandCopiedCode(t *testing.T) {
+	for _, file := range chapterFiles(t) {
+		data, err := fs.ReadFile(repo(), file)
+		require.NoError(t, err)
+		lines := strings.Split(string(data), "\n")
+		for i := 0; i < len(lines); i++ {
+			if strings.TrimSpace(lines[i]) != "```go" {
+				continue
+			}
+			for j := i + 1; j < len(lines) && strings.TrimSpace(lines[j]) != "```"; j++ {
+				if l := strings.TrimSpace(lines[j]); l != "" && !directive.MatchString(l) {
+					t.Errorf("%s:%d: a Go code block holds %q; include code from a real file instead ({{#include PATH:NAME}}, see book/WRITING.md)", file, j+1, l)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestBookCitations checks every "`name` (file.go:N)" of the book against
+// the runtime source of citedGoVersion: line N declares name, mentions it
+// (a field, a constant), or lies inside the function name.
+func TestBookCitations(t *testing.T) {
+	if runtime.Version() != citedGoVersion {
+		t.Skipf("the book cites %s's runtime by line; this toolchain is %s, whose line numbers differ", citedGoVersion, runtime.Version())
+	}
+	cite := regexp.MustCompile("`(?:runtime\\.)?(?:\\(\\*?\\w+\\)\\.)?(\\w+)(?:\\(\\))?`\\s*\\(([\\w/]+\\.go):(\\d+)\\)")
+	sources := map[string][]string{}
+	checked := 0
+	for _, file := range chapterFiles(t) {
+		data, err := fs.ReadFile(repo(), file)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range cite.FindAllStringSubmatch(line, -1) {
+				name, src := m[1], m[2]
+				n, _ := strconv.Atoi(m[3])
+				lines, ok := sources[src]
+				if !ok {
+					lines = readRuntime(t, src)
+					sources[src] = lines
+				}
+				if lines == nil {
+					t.Errorf("%s:%d: %s cites %s, which is not a file of the runtime", file, i+1, m[0], src)
+					continue
+				}
+				if n < 1 || n > len(lines) {
+					t.Errorf("%s:%d: %s: %s has %d lines", file, i+1, m[0], src, len(lines))
+					continue
+				}
+				checked++
+				word := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+				if word.MatchString(lines[n-1]) {
+					continue
+				}
+				at := n - 1
+				for at > 0 && !strings.HasPrefix(lines[at], "func ") {
+					at--
+				}
+				if !regexp.MustCompile(`^func (\([^)]*\) )?` + regexp.QuoteMeta(name) + `\b`).MatchString(lines[at]) {
+					t.Errorf("%s:%d: %s: %s:%d is %q, which neither names %s nor is inside it", file, i+1, m[0], src, n, strings.TrimSpace(lines[n-1]), name)
+				}
+			}
+		}
+	}
+	require.Greater(t, checked, 100, "the book should cite the runtime, by line, throughout")
+}
+
+func readRuntime(t *testing.T, name string) []string {
+	f, err := os.Open(filepath.Join(runtime.GOROOT(), "src", "runtime", filepath.FromSlash(name)))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	require.NoError(t, sc.Err())
+	return lines
+}
+
+// chapterFiles lists the book's chapter sources.
+func chapterFiles(t *testing.T) []string {
+	chapters, err := readSummary(repo(), lessons.Default.All())
+	require.NoError(t, err)
+	var files []string
+	for _, c := range chapters {
+		files = append(files, c.Source)
+	}
+	return files
+}

@@ -1,0 +1,248 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/gmp-kata/gmp-kata/book"
+	"github.com/stretchr/testify/require"
+)
+
+// The browser tests load the book and a kata trace page in headless
+// Chromium (Debian's chromium; .ci/run installs it) and use them as a
+// reader would. Screenshots go to $KATA_SCREENSHOTS, or a temporary
+// directory.
+
+// chromium finds a Chromium or Chrome to drive, or skips the test saying
+// how to get one.
+func chromium(t *testing.T) string {
+	if p := os.Getenv("KATA_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium or Chrome on PATH: install one (Debian: apt-get install chromium) or set KATA_CHROMIUM to its path; .ci/run installs it")
+	return ""
+}
+
+// A browser is one headless Chromium tab, recording console errors and
+// uncaught exceptions.
+type browser struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("allow-file-access-from-files", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	b := &browser{ctx: ctx}
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value))
+				}
+				b.errors = append(b.errors, "console.error: "+strings.Join(args, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			b.errors = append(b.errors, "exception: "+ev.ExceptionDetails.Text+describe(ev.ExceptionDetails.Exception))
+		}
+	}), "starting Chromium")
+	return b
+}
+
+// do runs steps that return nothing.
+func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(b.ctx, steps...), what)
+}
+
+// get runs one step that returns a value.
+func get[T any](t *testing.T, b *browser, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, a)
+	require.NoError(t, err, what)
+	return v
+}
+
+// eval evaluates a JavaScript expression.
+func eval[T any](t *testing.T, b *browser, expr string) T {
+	t.Helper()
+	return get(t, b, expr, chromedp.Evaluate[T](expr))
+}
+
+func (b *browser) noErrors(t *testing.T, where string) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	require.Empty(t, b.errors, "the browser reported errors on %s", where)
+}
+
+// screenshot saves a full-page screenshot as name and checks that it is
+// a real picture of the page: a PNG of the viewport's width, not blank.
+func (b *browser) screenshot(t *testing.T, name string, width int) {
+	t.Helper()
+	buf := get(t, b, "screenshot "+name, chromedp.FullScreenshot(90))
+	dir := os.Getenv("KATA_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), buf, 0o644))
+	img, err := png.Decode(bytes.NewReader(buf))
+	require.NoError(t, err, "%s is not a PNG", name)
+	require.InDelta(t, width, img.Bounds().Dx(), float64(width)*0.05, "%s: width", name)
+	colors := map[uint32]bool{}
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y && len(colors) < 50; y += 7 {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			colors[r>>8<<16|g>>8<<8|b>>8] = true
+		}
+	}
+	require.GreaterOrEqual(t, len(colors), 50, "%s looks blank", name)
+	t.Logf("screenshot: %s", filepath.Join(dir, name))
+}
+
+// TestBookInBrowser opens the built book from file://, as a reader who
+// downloaded it would, and uses it: keys, search, theme, a phone.
+func TestBookInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; run without -short")
+	}
+	dir := t.TempDir()
+	site, err := book.Build(book.Options{Src: os.DirFS("..")})
+	require.NoError(t, err)
+	require.NoError(t, site.Write(dir))
+	url := func(page string) string { return "file://" + filepath.ToSlash(filepath.Join(dir, page)) }
+	b := newBrowser(t)
+
+	b.do(t, "open the index",
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(url("index.html")),
+		chromedp.WaitVisible(chromedp.CSS("#sidebar")))
+	require.Contains(t, get(t, b, "title", chromedp.Title()), "gmp-kata")
+	b.screenshot(t, "book-desktop.png", 1280)
+
+	// → turns to the next chapter, ← back.
+	next := eval[string](t, b, `document.getElementById("next").href`)
+	b.do(t, "press →", chromedp.KeyEvent(kb.ArrowRight), chromedp.WaitVisible(chromedp.CSS("#prev")))
+	require.Equal(t, next, get(t, b, "location", chromedp.Location()), "→ should open the next chapter")
+	b.do(t, "press ←", chromedp.KeyEvent(kb.ArrowLeft), chromedp.Sleep(500*time.Millisecond))
+	loc := get(t, b, "location", chromedp.Location())
+	require.True(t, strings.HasSuffix(loc, "/index.html"), "← should come back to the index, got %s", loc)
+
+	// Search for runqsteal and land on it.
+	b.do(t, "search for runqsteal",
+		chromedp.Click(chromedp.CSS("#search")),
+		chromedp.SendKeys(chromedp.CSS("#search"), "runqsteal"),
+		chromedp.WaitVisible(chromedp.CSS("#search-results a")))
+	first := eval[string](t, b, `document.querySelector("#search-results a").href`)
+	require.Contains(t, first, "highlight=runqsteal")
+	b.do(t, "open the first result", chromedp.Click(chromedp.CSS("#search-results a")), chromedp.WaitVisible(chromedp.CSS("mark.found")))
+	loc = get(t, b, "location", chromedp.Location())
+	found := eval[string](t, b, `document.querySelector("mark.found").textContent`)
+	inView := eval[bool](t, b, `(function(){var r=document.querySelector("mark.found").getBoundingClientRect();return r.top>=0&&r.bottom<=innerHeight;})()`)
+	require.Equal(t, "runqsteal", strings.ToLower(found))
+	require.True(t, inView || strings.Contains(loc, "#"), "the page should open where runqsteal is")
+
+	// The theme switches, and is remembered on the next page.
+	before := eval[string](t, b, `document.documentElement.dataset.theme`)
+	b.do(t, "switch the theme", chromedp.Click(chromedp.CSS("#theme-toggle")))
+	after := eval[string](t, b, `document.documentElement.dataset.theme`)
+	b.do(t, "open the model", chromedp.Navigate(url("model.html")), chromedp.WaitVisible(chromedp.CSS("#sidebar")))
+	remembered := eval[string](t, b, `document.documentElement.dataset.theme`)
+	require.NotEqual(t, before, after, "the theme button should switch the theme")
+	require.Equal(t, after, remembered, "the theme should be remembered across pages")
+	b.screenshot(t, "book-model-"+after+".png", 1280)
+
+	// A lesson chapter has its generated timeline.
+	b.do(t, "open lesson 01", chromedp.Navigate(url("01-ringbuffer.html")), chromedp.WaitVisible(chromedp.CSS("svg.timeline")))
+	require.Greater(t, eval[int](t, b, `document.querySelectorAll("svg.timeline .tl-run").length`), 10, "the timeline should show Gs running")
+	b.screenshot(t, "book-lesson01.png", 1280)
+
+	// On a phone: the table of contents folds away behind the menu button,
+	// and nothing is wider than the screen.
+	b.do(t, "open the model on a phone",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Navigate(url("model.html")),
+		chromedp.WaitVisible(chromedp.CSS("#menu-toggle")))
+	require.LessOrEqual(t, eval[float64](t, b, `document.getElementById("sidebar").getBoundingClientRect().right`), 1.0, "on a phone the sidebar starts folded away")
+	require.LessOrEqual(t, eval[float64](t, b, `document.documentElement.scrollWidth`), eval[float64](t, b, `innerWidth`),
+		"on a phone the page must not scroll sideways (wide code and pictures scroll inside their box)")
+	b.screenshot(t, "book-phone.png", 780)
+	b.do(t, "open the menu", chromedp.Click(chromedp.CSS("#menu-toggle")), chromedp.Sleep(500*time.Millisecond))
+	require.GreaterOrEqual(t, eval[float64](t, b, `document.getElementById("sidebar").getBoundingClientRect().left`), 0.0, "the menu button opens the table of contents")
+	b.screenshot(t, "book-phone-menu.png", 780)
+
+	b.do(t, "open the print page",
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(url("print.html")),
+		chromedp.WaitVisible(chromedp.CSS("article")))
+	require.Equal(t, len(site.Chapters), eval[int](t, b, `document.querySelectorAll("section.print-chapter").length`), "the print page holds every chapter")
+	b.noErrors(t, "the book")
+}
+
+// TestTracePageInBrowser draws a kata trace page of the reference and
+// checks it renders, with hover details and no console errors.
+func TestTracePageInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; run without -short")
+	}
+	bin := buildKata(t)
+	dir := t.TempDir()
+	out, code := run(t, bin, dir, "trace", "imbalance", "--reference", "-o", "imbalance.html")
+	require.Equal(t, 0, code, out)
+	b := newBrowser(t)
+	b.do(t, "open the trace page",
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Navigate("file://"+filepath.ToSlash(filepath.Join(dir, "imbalance.html"))),
+		chromedp.WaitVisible(chromedp.CSS("svg.timeline")))
+	require.GreaterOrEqual(t, eval[int](t, b, `document.querySelectorAll("svg.timeline .tl-lane").length`), 4+1, "a lane per P, per M and for sysmon")
+	require.Greater(t, eval[int](t, b, `document.querySelectorAll("svg.timeline .tl-run").length`), 100, "200 Gs ran")
+	box := eval[[]float64](t, b, `(function(){var r=document.querySelectorAll(".tl-run rect")[5].getBoundingClientRect();return [r.left+r.width/2,r.top+r.height/2];})()`)
+	b.do(t, "hover over a G's bar", chromedp.MouseEvent("mouseMoved", box[0], box[1]), chromedp.WaitVisible(chromedp.CSS("#tip")))
+	tip := eval[string](t, b, `document.getElementById("tip").textContent`)
+	require.Regexp(t, `^G\d+ on P\d+ \(M\d+\) for `, tip, "hovering a bar says which G ran where, for how long")
+	b.screenshot(t, "trace-imbalance.png", 1280)
+	b.noErrors(t, "the trace page")
+}
+
+// describe says what a thrown value was.
+func describe(o *runtime.RemoteObject) string {
+	if o == nil {
+		return ""
+	}
+	return " " + o.Description
+}
