@@ -28,7 +28,7 @@ func readgstatus(gp *g) uint32 {
 }
 
 // newproc creates a G running fn and puts it in the caller's runnext, so it
-// runs soon on this P; the caller's G is the one it displaces to the ring.
+// runs soon on this P; whatever G was in runnext before moves to the tail of the ring.
 // It then wakes a spinning M if there are idle Ps, to steal the new work.
 //
 // Mirrors newproc (proc.go:5295). Called by a running G on its own P.
