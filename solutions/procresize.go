@@ -53,7 +53,10 @@ func procresize(sched *schedt, nprocs int32) *p {
 		pp := sched.allp[i]
 		if pp == nil {
 			pp = new(p)
+			// sysmon's retake may be reading allp right now.
+			sched.allpLock.Lock()
 			sched.allp[i] = pp
+			sched.allpLock.Unlock()
 		}
 		pp.init(sched, i)
 	}

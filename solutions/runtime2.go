@@ -236,8 +236,10 @@ type schedt struct {
 	goidgen atomic.Int64 // last goid handed out
 
 	// lock guards the idle M and P lists, the global run queue, stopwait
-	// and the M counts below. Lock order: allpLock before lock; a chan's,
-	// Mutex's or WaitGroup's lock before lock; timersLock after lock.
+	// and the M counts below. Lock order: lock before allpLock (procresize
+	// holds lock and takes allpLock, so retake drops allpLock before it
+	// takes lock); a chan's, Mutex's or WaitGroup's lock before lock;
+	// timersLock after lock.
 	lock sync.Mutex
 
 	midle        *m    // idle Ms waiting for work

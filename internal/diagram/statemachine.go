@@ -71,7 +71,7 @@ var Machines = map[string]*Machine{
 			{"_Pidle", "idle", 2, 0, "on the idle P list, with an empty run queue"},
 			{"_Prunning", "running", 2, 2.4, "held by an M that runs Gs"},
 			{"_Psyscall", "syscall", 4, 1.2, "its M is in a system call; sysmon may retake it (Go ≤ 1.25)"},
-			{"_Pdead", "dead", 0, 2.4, "removed by procresize; never used again"},
+			{"_Pdead", "dead", 0, 2.4, "removed by procresize when GOMAXPROCS shrinks; revived by init if it grows again"},
 		},
 		Edges: []Edge{
 			{"_Pidle", "_Prunning", []string{"acquirep"}},
@@ -82,9 +82,9 @@ var Machines = map[string]*Machine{
 			{"_Prunning", "_Pgcstop", []string{"stopTheWorld", "gcstopm"}},
 			{"_Pidle", "_Pgcstop", []string{"stopTheWorld", "handoffp"}},
 			{"_Pgcstop", "_Pidle", []string{"procresize"}},
-			{"_Pgcstop", "_Prunning", []string{"acquirep"}},
 			{"_Pgcstop", "_Pdead", []string{"destroy"}},
 			{"new", "_Pgcstop", []string{"init"}},
+			{"_Pdead", "_Pgcstop", []string{"init"}},
 		},
 	},
 	"m": {
