@@ -63,6 +63,7 @@ func TestRenderingFeatures(t *testing.T) {
 	require.Contains(t, front, `href="01-first.html#the-ring"`, "links to NAME.md become NAME.html")
 	require.Contains(t, front, `class="footnote-ref"`, "footnotes")
 	require.Contains(t, front, "<table>", "GFM tables")
+	require.Contains(t, front, `(<a class="cite" href="https://github.com/golang/go/blob/go1.26.8/src/runtime/proc.go#L7478"`, "a citation links to the runtime's line")
 	require.Contains(t, front, `<span class="kd">func</span>`, "chroma highlighting with CSS classes")
 	require.Contains(t, front, "returns the sum of a and b", "a declaration is included with its doc comment")
 	require.Contains(t, front, `<span class="k">for</span>`, "an anchored region is included")

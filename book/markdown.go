@@ -3,6 +3,7 @@ package book
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -163,8 +164,22 @@ func render(md goldmark.Markdown, src []byte, idPrefix string, link func(dest st
 	if err := md.Renderer().Render(&out, src, doc); err != nil {
 		return nil, err
 	}
-	r.html = out.Bytes()
+	r.html = citeLinks(out.Bytes())
 	return r, nil
+}
+
+// citedSource is the Go release whose runtime the book cites, and where
+// its source can be read.
+const citedSource = "https://github.com/golang/go/blob/go1.26.8/src/runtime/"
+
+// citation is "(proc.go:7478)" as the book writes it, in prose or in a
+// code comment.
+var citation = regexp.MustCompile(`\(((?:[a-z0-9_]+/)*[a-z0-9_]+\.go):(\d+)\)`)
+
+// citeLinks makes every citation of the runtime's source a link to that
+// line of it.
+func citeLinks(html []byte) []byte {
+	return citation.ReplaceAll(html, []byte(`(<a class="cite" href="`+citedSource+`$1#L$2" title="Go 1.26.8's runtime/$1, line $2">$1:$2</a>)`))
 }
 
 // plain returns the text of n and its children, code included, with
