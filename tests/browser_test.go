@@ -35,7 +35,11 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("no Chromium or Chrome on PATH: install one (Debian: apt-get install chromium) or set KATA_CHROMIUM to its path; .ci/run installs it")
+	msg := "no Chromium or Chrome on PATH: install one (Debian: apt-get install chromium) or set KATA_CHROMIUM to its path; .ci/run installs it"
+	if os.Getenv("KATA_REQUIRE_BROWSER") != "" {
+		t.Fatal(msg + " (KATA_REQUIRE_BROWSER is set, so this is a failure, not a skip)")
+	}
+	t.Skip(msg)
 	return ""
 }
 
