@@ -72,6 +72,9 @@ type builder struct {
 func Build(opts Options) (*Site, error) {
 	if opts.Lessons == nil {
 		opts.Lessons = lessons.Default.All()
+		if len(opts.Lessons) == 0 {
+			return nil, fmt.Errorf("book: no lessons registered (forgotten import of github.com/gmp-kata/gmp-kata/lessons/all?)")
+		}
 	}
 	if opts.Seed == 0 {
 		opts.Seed = 1
