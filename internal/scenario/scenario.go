@@ -94,18 +94,22 @@ var imbalance = Scenario{
 	Name:  "imbalance",
 	Short: "one G spawns 200 CPU-bound tasks on one P; the idle Ps steal half of its queue at a time",
 	Procs: 4,
-	Main: func(g *sched.G) {
-		var wg sched.WaitGroup
-		var sink [200]uint64
-		for i := range sink {
-			wg.Add(1)
-			g.Go(func(g *sched.G) {
-				sink[i] = spin(20000)
-				wg.Done(g)
-			})
-		}
-		wg.Wait(g)
-	},
+	Main:  func(g *sched.G) { fanOut(g, 200, 20000) },
+}
+
+// fanOut spawns n Gs from g, each doing work iterations of spin, and waits
+// for them all.
+func fanOut(g *sched.G, n, work int) {
+	var wg sched.WaitGroup
+	sink := make([]uint64, n)
+	for i := range sink {
+		wg.Add(1)
+		g.Go(func(g *sched.G) {
+			sink[i] = spin(work)
+			wg.Done(g)
+		})
+	}
+	wg.Wait(g)
 }
 
 var pingpong = Scenario{
@@ -184,18 +188,7 @@ var overflow = Scenario{
 	Name:  "overflow",
 	Short: "one G spawns 600 short tasks: its 256-slot ring overflows half at a time into the global queue, where idle Ps take batches",
 	Procs: 4,
-	Main: func(g *sched.G) {
-		var wg sched.WaitGroup
-		var sink [600]uint64
-		for i := range sink {
-			wg.Add(1)
-			g.Go(func(g *sched.G) {
-				sink[i] = spin(5000)
-				wg.Done(g)
-			})
-		}
-		wg.Wait(g)
-	},
+	Main:  func(g *sched.G) { fanOut(g, 600, 5000) },
 }
 
 var burst = Scenario{
@@ -203,16 +196,8 @@ var burst = Scenario{
 	Short: "five bursts of 12 short tasks, 2ms apart: Ms wake and spin to find the work, then park when it runs out",
 	Procs: 4,
 	Main: func(g *sched.G) {
-		var wg sched.WaitGroup
 		for b := 0; b < 5; b++ {
-			for i := 0; i < 12; i++ {
-				wg.Add(1)
-				g.Go(func(g *sched.G) {
-					spin(30000)
-					wg.Done(g)
-				})
-			}
-			wg.Wait(g)
+			fanOut(g, 12, 30000)
 			g.Sleep(2 * time.Millisecond)
 		}
 	},
