@@ -31,7 +31,7 @@ func (b *builder) picture(kind, arg string) (string, error) {
 			Title: fmt.Sprintf("scenario %s: %d Ps, seed %d", s.Name, r.Procs, r.Seed),
 			ID:    "tl-" + s.Name,
 		})
-		caption := html.EscapeString(s.Short) + fmt.Sprintf(". Drawn from the reference scheduler running <code>kata trace %s --reference --seed %d</code>; hover over a bar or a mark for details.", s.Name, r.Seed)
+		caption := html.EscapeString(strings.ToUpper(s.Short[:1])+s.Short[1:]) + fmt.Sprintf(". Drawn from the reference scheduler running <code>kata trace %s --reference --seed %d</code>; hover over a bar or a mark for details.", s.Name, r.Seed)
 		if r.Err != nil {
 			first, _, _ := strings.Cut(r.Err.Error(), "\n")
 			caption += " Wait returned: <code>" + html.EscapeString(first) + "</code>."

@@ -316,7 +316,7 @@ func (l *Layout) SVG(o Options) string {
 		case "resize":
 			// Labels of resizes close together go on alternate lines.
 			fmt.Fprintf(&b, `<g class="tl-resize"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f">%s</text><title>%s</title></g>`+"\n",
-				mx, plotTop, mx, plotBottom, mx+3, plotBottom-2-float64(resizes%2)*11, esc(strings.TrimPrefix(m.Note, "procresize: GOMAXPROCS = ")+" Ps"), esc(m.Note))
+				mx, plotTop, mx, plotBottom, mx+3, plotBottom-2-float64(resizes%2)*11, esc(strings.ReplaceAll(strings.TrimPrefix(m.Note, "procresize: "), " ", "")), esc(m.Note))
 			resizes++
 		}
 	}
