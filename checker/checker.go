@@ -8,8 +8,10 @@ package checker
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -30,7 +32,29 @@ type Options struct {
 	CacheDir  string            // "": DefaultCacheDir()
 	NoRace    bool              // grade without the race detector (faster, misses data races)
 	MaxOutput int               // bytes the tests may print; 0: 8 MiB
+
+	// MaxMemory bounds the resident memory of a run's processes together
+	// (the go command, compiler, linker and test binary), in bytes; past
+	// it the run is killed and the test running fails. 0: no limit. A
+	// watchdog reads /proc, so the limit holds on Linux only
+	// (MemoryLimitEnforced); elsewhere it is ignored.
+	MaxMemory int64
+	// MaxTimeouts: once this many of a lesson's tests have been stopped
+	// for running out of time (or memory, or output), its tests that have
+	// not started fail without running: each would likely do the same,
+	// and cost its full limit. 0: no limit.
+	MaxTimeouts int
+	// Isolate runs each go test in a private copy of the grading module,
+	// with a private temporary directory and only the environment the go
+	// command needs, and fails a lesson whose run changed that copy. Use
+	// it for code you did not write: one submission cannot then change
+	// the files another is graded with.
+	Isolate bool
 }
+
+// MemoryLimitEnforced reports whether Options.MaxMemory holds on this
+// system.
+const MemoryLimitEnforced = memoryLimitEnforced
 
 // A Checker grades lessons. It is safe for concurrent use.
 type Checker struct {
@@ -111,7 +135,17 @@ func (c *Checker) Capstone(ctx context.Context, files map[string]string) *Lesson
 func (c *Checker) grade(ctx context.Context, id, title string, replace map[string]string, ls []*lessons.Lesson) *LessonResult {
 	start := time.Now()
 	res := &LessonResult{ID: id, Title: title}
-	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace, maxOutput: c.opts.MaxOutput}
+	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace,
+		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate}
+	// The first run builds the test binary and keeps it; the runs after a
+	// crash or a hang run it again rather than link it again.
+	if binDir, err := os.MkdirTemp("", "kata-bin-"); err == nil {
+		defer removeAll(binDir)
+		r.bin = filepath.Join(binDir, "sched.test")
+		if runtime.GOOS == "windows" {
+			r.bin += ".exe"
+		}
+	}
 	tests := map[string]lessons.Test{}
 	var order []string
 	for _, l := range ls {
@@ -137,6 +171,12 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 		results[name] = tr
 	}
 
+	// Each run either ends with the harness's report, which settles every
+	// test it ran, or settles at least one test (the one that hung,
+	// crashed or failed); passes it printed are run again, since a run
+	// that did not reach its end proves none. So there are at most
+	// len(order)+1 runs.
+	stopped := 0 // tests stopped for running out of time, memory or output
 	remaining := order
 	for len(remaining) > 0 {
 		rr, err := r.exec(ctx, remaining)
@@ -144,8 +184,16 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 			res.Status, res.Error = StatusError, err.Error()
 			return res
 		}
+		if len(rr.changed) > 0 {
+			msg := "changed the grader's files while its tests ran (" + listSome(rr.changed, 3) +
+				"): code under test may not write outside its own directory"
+			for _, name := range order {
+				record(name, StatusFail, msg, 0)
+			}
+			break
+		}
 		if rr.s.buildFailed {
-			res.CompileErrors = c.compileErrors(rr.s.buildOutput, replace)
+			res.CompileErrors = c.compileErrorsIn(rr.mod, rr.s.buildOutput, replace)
 			msg := "does not compile"
 			if len(res.CompileErrors) > 0 {
 				msg += ": " + res.CompileErrors[0]
@@ -155,29 +203,38 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 			}
 			break
 		}
+		if rr.harness != nil {
+			c.settle(rr, remaining, replace, record)
+			break
+		}
+
+		// The test binary did not run to its end: it was killed, it
+		// crashed, or the code under test made it exit.
 		progress := false
 		for _, name := range remaining {
 			o := rr.s.tests[name]
 			switch {
-			case o == nil || !o.started:
-			case o.finished && o.action == "pass":
-				record(name, StatusPass, "", o.elapsed)
-				progress = true
-			case o.finished:
-				record(name, StatusFail, testMessage(c.summarizePanic(o.output, replace), "failed"), o.elapsed)
-				progress = true
 			case name == rr.killed:
 				limit := r.timeouts[name]
-				record(name, StatusFail, fmt.Sprintf("did not finish within %s: stuck in a loop, or deadlocked? %s", limit, tail(o.output, 5)), limit.Seconds())
-				progress = true
-			case rr.overOutput:
+				record(name, StatusFail, strings.TrimSpace(fmt.Sprintf("did not finish within %s: stuck in a loop, or deadlocked? %s", limit, tail(outputOf(o), 5))), limit.Seconds())
+				stopped++
+			case rr.overMemory && name == rr.blame:
+				record(name, StatusFail, fmt.Sprintf("used more than %d MiB of memory; stopped", c.opts.MaxMemory>>20), 0)
+				stopped++
+			case rr.overOutput && name == rr.blame:
 				record(name, StatusFail, fmt.Sprintf("printed more than %d MiB; stopped", c.opts.MaxOutput>>20), 0)
-				progress = true
+				stopped++
+			case o == nil || !o.started:
+				continue // not reached: run it again
+			case o.finished && o.action == "pass":
+				continue // not proven by a run that reached its end: run it again
+			case o.finished:
+				record(name, StatusFail, testMessage(c.summarizePanicIn(rr.mod, o.output, replace), "failed"), o.elapsed)
 			default:
 				// Started and never finished: the test binary died under it.
-				record(name, StatusFail, "crashed: "+c.crashMessage(o.output, rr.s.pkgOutput, replace), 0)
-				progress = true
+				record(name, StatusFail, "crashed: "+c.crashMessage(rr.mod, o.output, rr.s.pkgOutput, replace), 0)
 			}
+			progress = true
 		}
 		var next []string
 		for _, name := range remaining {
@@ -186,14 +243,24 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 			}
 		}
 		if !progress {
-			why := "the test binary stopped before running this test"
-			if out := c.crashMessage(nil, rr.s.pkgOutput, replace); out != "" {
-				why += ": " + out
-			}
+			why := c.earlyExit(rr, replace)
 			for _, name := range next {
 				record(name, StatusFail, why, 0)
 			}
 			break
+		}
+		if c.opts.MaxTimeouts > 0 && stopped >= c.opts.MaxTimeouts {
+			// Run again only what passed, to confirm it; what never
+			// started does not start.
+			var confirm []string
+			for _, name := range next {
+				if o := rr.s.tests[name]; o != nil && o.finished && o.action == "pass" {
+					confirm = append(confirm, name)
+					continue
+				}
+				record(name, StatusFail, "not run: an earlier test of this lesson was stopped for running out of time, memory or output, and this one would likely be too", 0)
+			}
+			next = confirm
 		}
 		remaining = next
 	}
@@ -209,6 +276,110 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 	}
 	res.WallTime = time.Since(start).Seconds()
 	return res
+}
+
+// settle records the tests of a run that reached its end, from the
+// harness's report.
+func (c *Checker) settle(rr *runResult, names []string, replace map[string]string, record func(name, status, msg string, elapsed float64)) {
+	h := rr.harness
+	if !h.Honest {
+		for _, name := range names {
+			record(name, StatusFail, "the code under test interfered with the test harness (it called TestMain, or forged the harness's report): no result of this run can be trusted", 0)
+		}
+		return
+	}
+	message := func(o *outcome, fallback string) string {
+		if o == nil {
+			return fallback
+		}
+		return testMessage(c.summarizePanicIn(rr.mod, o.output, replace), fallback)
+	}
+	if h.Wrapped {
+		for _, name := range names {
+			o := rr.s.tests[name]
+			var elapsed float64
+			if o != nil {
+				elapsed = o.elapsed
+			}
+			switch h.Verdicts[name] {
+			case "pass":
+				record(name, StatusPass, "", elapsed)
+			case "fail":
+				record(name, StatusFail, message(o, "failed"), elapsed)
+			case "skip":
+				record(name, StatusFail, message(o, "skipped"), elapsed)
+			default:
+				record(name, StatusFail, "did not run", 0)
+			}
+		}
+		return
+	}
+	// The harness could not wrap the tests (a Go whose testing.M it does
+	// not know): take the stream's verdicts, checked against the exit code.
+	failed := false
+	for _, name := range names {
+		if o := rr.s.tests[name]; o != nil && o.finished && o.action != "pass" {
+			failed = true
+		}
+	}
+	for _, name := range names {
+		o := rr.s.tests[name]
+		switch {
+		case o == nil || !o.finished:
+			record(name, StatusFail, "did not run", 0)
+		case o.action == "pass" && h.Code != 0 && !failed:
+			record(name, StatusFail, "the test binary's exit status says a test failed, but its output says every test passed: that output cannot be trusted", o.elapsed)
+		case o.action == "pass":
+			record(name, StatusPass, "", o.elapsed)
+		default:
+			record(name, StatusFail, message(o, "failed"), o.elapsed)
+		}
+	}
+}
+
+// earlyExit says why a run that did not reach its end settled no test.
+func (c *Checker) earlyExit(rr *runResult, replace map[string]string) string {
+	crash := c.crashMessage(rr.mod, nil, rr.s.pkgOutput, replace)
+	claimed := false
+	for _, o := range rr.s.tests {
+		if o.finished && o.action == "pass" {
+			claimed = true
+		}
+	}
+	switch {
+	case rr.overOutput:
+		return fmt.Sprintf("printed more than %d MiB before any test ran; stopped", c.opts.MaxOutput>>20)
+	case rr.overMemory:
+		return fmt.Sprintf("used more than %d MiB of memory before any test ran; stopped", c.opts.MaxMemory>>20)
+	case rr.killed == "(build)":
+		return "building the tests took too long; stopped"
+	case claimed:
+		why := "the test binary exited before its tests ended (os.Exit? a crash?), so the passes it printed prove nothing"
+		if crash != "" {
+			why += ": " + crash
+		}
+		return why
+	case crash != "":
+		return "the test binary stopped before running this test: " + crash
+	default:
+		return "the test binary exited before running any test: does your code call os.Exit, or panic, in an init function?"
+	}
+}
+
+// outputOf returns what a test printed, if it started.
+func outputOf(o *outcome) []string {
+	if o == nil {
+		return nil
+	}
+	return o.output
+}
+
+// listSome joins up to n of items, saying how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }
 
 // locationPrefix is the file:line a test's t.Error output starts with: the
@@ -236,13 +407,19 @@ func testMessage(lines []string, fallback string) string {
 
 // crashMessage finds the panic (or fatal error) in a dead test binary's
 // output.
-func (c *Checker) crashMessage(testOut, pkgOut []string, replace map[string]string) string {
+func (c *Checker) crashMessage(mod *module, testOut, pkgOut []string, replace map[string]string) string {
 	all := append(slices.Clone(testOut), pkgOut...)
 	for i, l := range all {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
-			return strings.Join(c.summarizePanic(all[i:], replace), "\n")
+		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") || strings.HasPrefix(t, "race: limit on") {
+			return strings.Join(c.summarizePanicIn(mod, all[i:], replace), "\n")
 		}
+	}
+	if testOut != nil {
+		if t := tail(all, 8); t != "" {
+			return "the test binary exited in the middle of this test (os.Exit?): " + t
+		}
+		return "the test binary exited in the middle of this test (does your code call os.Exit?)"
 	}
 	return tail(all, 8)
 }
@@ -250,7 +427,8 @@ func (c *Checker) crashMessage(testOut, pkgOut []string, replace map[string]stri
 func tail(lines []string, n int) string {
 	var keep []string
 	for _, l := range lines {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "FAIL") && !strings.HasPrefix(t, "exit status") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "FAIL") && !strings.HasPrefix(t, "exit status") &&
+			!strings.HasPrefix(t, "ok ") && t != "PASS" {
 			keep = append(keep, l)
 		}
 	}
@@ -263,6 +441,12 @@ func tail(lines []string, n int) string {
 // compileErrors rewrites the compiler's messages so they name the learner's
 // files as the learner knows them, first error first.
 func (c *Checker) compileErrors(lines []string, replace map[string]string) []string {
+	return c.compileErrorsIn(c.mod, lines, replace)
+}
+
+// compileErrorsIn is compileErrors for a build of mod (the shared module or
+// a run's private copy).
+func (c *Checker) compileErrorsIn(mod *module, lines []string, replace map[string]string) []string {
 	learner := map[string]string{} // absolute path → how to show it
 	for _, p := range replace {
 		abs, _ := filepath.Abs(p)
@@ -277,12 +461,12 @@ func (c *Checker) compileErrors(lines []string, replace map[string]string) []str
 		if ok && strings.HasSuffix(file, ".go") {
 			abs := file
 			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(c.mod.dir, file)
+				abs = filepath.Join(mod.dir, file)
 			}
 			abs = filepath.Clean(abs)
 			if shown, ok := learner[abs]; ok {
 				l = shown + ":" + rest
-			} else if strings.HasPrefix(abs, c.mod.pkgDir+string(filepath.Separator)) {
+			} else if strings.HasPrefix(abs, mod.pkgDir+string(filepath.Separator)) {
 				l = filepath.Base(abs) + " (reference):" + rest
 			}
 		}

@@ -22,6 +22,10 @@ type module struct {
 	dir    string // the module root
 	pkgDir string // dir/solutions: the package graded
 	hidden string // dir/hidden: hidden tests, one directory per lesson
+	// files is the module's content by slash-separated path, and sum its
+	// hash: what private copies are made from and checked against.
+	files map[string][]byte
+	sum   string
 }
 
 // moduleFiles lists every file of the grading module with its content,
@@ -86,9 +90,10 @@ func prepareModule(cacheDir string, reg *lessons.Registry) (*module, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(files[name]))
 		h.Write(files[name])
 	}
-	sum := hex.EncodeToString(h.Sum(nil))[:16]
-	dir := filepath.Join(cacheDir, "grade-"+sum)
-	m := &module{dir: dir, pkgDir: filepath.Join(dir, "solutions"), hidden: filepath.Join(dir, "hidden")}
+	full := hex.EncodeToString(h.Sum(nil))
+	dir := filepath.Join(cacheDir, "grade-"+full[:16])
+	m := moduleAt(dir)
+	m.files, m.sum = files, full
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 		return m, nil
 	}
@@ -100,14 +105,8 @@ func prepareModule(cacheDir string, reg *lessons.Registry) (*module, error) {
 		return nil, fmt.Errorf("checker: cache directory: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	for _, name := range names {
-		p := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return nil, err
-		}
+	if err := writeFiles(tmp, files); err != nil {
+		return nil, err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
@@ -128,4 +127,85 @@ func DefaultCacheDir() string {
 		return filepath.Join(dir, "gmp-kata")
 	}
 	return filepath.Join(os.TempDir(), "gmp-kata-cache")
+}
+
+func moduleAt(dir string) *module {
+	return &module{dir: dir, pkgDir: filepath.Join(dir, "solutions"), hidden: filepath.Join(dir, "hidden")}
+}
+
+// writeFiles writes files (slash-separated path → content) under dir.
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyTo writes a private copy of the module in dir, from the pristine
+// content kata carries (not from the shared copy on disk, which a run
+// that was not isolated may have changed).
+func (m *module) copyTo(dir string) (*module, error) {
+	if err := writeFiles(dir, m.files); err != nil {
+		return nil, fmt.Errorf("checker: copying the grading module: %w", err)
+	}
+	c := moduleAt(dir)
+	c.files, c.sum = m.files, m.sum
+	return c, nil
+}
+
+// changes lists what differs between the module on disk and its pristine
+// content: files changed, removed or added (slash-separated, sorted).
+func (m *module) changes() []string {
+	var out []string
+	seen := map[string]bool{}
+	_ = filepath.WalkDir(m.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			rel, _ := filepath.Rel(m.dir, p)
+			out = append(out, filepath.ToSlash(rel)+" (unreadable)")
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(m.dir, p)
+		rel = filepath.ToSlash(rel)
+		seen[rel] = true
+		want, ok := m.files[rel]
+		if !ok {
+			out = append(out, rel+" (added)")
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			out = append(out, rel+" (replaced)")
+			return nil
+		}
+		if got, err := os.ReadFile(p); err != nil || string(got) != string(want) {
+			out = append(out, rel+" (changed)")
+		}
+		return nil
+	})
+	for name := range m.files {
+		if !seen[name] {
+			out = append(out, name+" (removed)")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Fingerprint names what a Checker grades against: the hash of the
+// reference scheduler, the hidden tests and their kit, and the options that
+// change a grade. Two Checkers with the same fingerprint give the same
+// grade to the same files.
+func (c *Checker) Fingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\n",
+		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion)
+	return hex.EncodeToString(h.Sum(nil))
 }

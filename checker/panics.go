@@ -18,10 +18,16 @@ var (
 // shown as the learner knows it (their file, a reference file, or the
 // hidden test), leaving out the testing and runtime frames.
 func (c *Checker) summarizePanic(lines []string, replace map[string]string) []string {
+	return c.summarizePanicIn(c.mod, lines, replace)
+}
+
+// summarizePanicIn is summarizePanic for a test binary built from mod (the
+// shared module or a run's private copy).
+func (c *Checker) summarizePanicIn(mod *module, lines []string, replace map[string]string) []string {
 	start := -1
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
+		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") || strings.HasPrefix(t, "race: limit on") {
 			start = i
 			break
 		}
@@ -45,7 +51,7 @@ func (c *Checker) summarizePanic(lines []string, replace map[string]string) []st
 		if fm := frameFunc.FindStringSubmatch(strings.TrimPrefix(fn, "gmpkata.grade/solutions.")); fm != nil {
 			name = fm[1]
 		}
-		out = append(out, fmt.Sprintf("    at %s (%s:%s)", name, c.showFile(m[1], replace), m[2]))
+		out = append(out, fmt.Sprintf("    at %s (%s:%s)", name, c.showFile(mod, m[1], replace), m[2]))
 		frames++
 		i++
 	}
@@ -53,9 +59,9 @@ func (c *Checker) summarizePanic(lines []string, replace map[string]string) []st
 }
 
 // showFile names a file of the grading module as the learner knows it.
-func (c *Checker) showFile(path string, replace map[string]string) string {
+func (c *Checker) showFile(mod *module, path string, replace map[string]string) string {
 	base := filepath.Base(path)
-	if !strings.HasPrefix(filepath.Clean(path), c.mod.pkgDir) {
+	if !strings.HasPrefix(filepath.Clean(path), mod.pkgDir) {
 		return path
 	}
 	switch {

@@ -31,7 +31,11 @@ func (c *Checker) Repeat(ctx context.Context, ls []*lessons.Lesson, n int) (map[
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	overlay, err := r.overlay(tmp)
+	replace, err := r.overlay(c.mod)
+	if err != nil {
+		return nil, err
+	}
+	overlay, err := saveOverlay(tmp, replace)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ type outcome struct {
 type stream struct {
 	tests       map[string]*outcome
 	running     string   // the top-level test running now, if any
+	lastStarted string   // the top-level test that started last
 	buildOutput []string // compiler messages
 	buildFailed bool
 	pkgOutput   []string // output outside any test (a crash in init, the final FAIL)
@@ -52,6 +53,7 @@ func top(name string) string {
 func (s *stream) add(line []byte) {
 	var ev testEvent
 	if err := json.Unmarshal(line, &ev); err != nil || ev.Action == "" {
+		s.outputBytes += len(line)
 		s.pkgOutput = append(s.pkgOutput, string(line))
 		return
 	}
@@ -81,6 +83,7 @@ func (s *stream) add(line []byte) {
 		if ev.Test == name {
 			o.started = true
 			s.running = name
+			s.lastStarted = name
 		}
 	case "output":
 		if !isFrameworkLine(ev.Output) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gmp-kata/gmp-kata/checker"
+	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/gmp-kata/gmp-kata/internal/workspace"
 	"github.com/gmp-kata/gmp-kata/lessons"
 	"github.com/urfave/cli/v2"
@@ -19,7 +20,7 @@ var checkCommand = &cli.Command{
 	ArgsUsage: "[LESSON...]  (default: your next lesson)",
 	Flags: []cli.Flag{
 		&cli.BoolFlag{Name: "all", Usage: "every lesson, then the capstone: all your files together"},
-		formatFlag(),
+		&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, or classroom (GitHub Classroom's autograding result on stdout, the text on stderr)"},
 		&cli.BoolFlag{Name: "no-race", Usage: "grade without the race detector (faster; misses data races)"},
 	},
 	Action: runCheck,
@@ -31,9 +32,21 @@ type checkReport struct {
 }
 
 func runCheck(c *cli.Context) error {
-	asJSON, err := checkFormat(c)
-	if err != nil {
-		return err
+	var asJSON, classroom bool
+	switch f := c.String("format"); f {
+	case "text":
+	case "json":
+		asJSON = true
+	case "classroom":
+		classroom = true
+	default:
+		return usageError(fmt.Sprintf("check: --format %q: want text, json or classroom", f))
+	}
+	// The person's report: on stdout, or on stderr when stdout carries
+	// Classroom's result.
+	human := c.App.Writer
+	if classroom {
+		human = c.App.ErrWriter
 	}
 	ws, err := findWorkspace(c)
 	if err != nil {
@@ -67,7 +80,7 @@ func runCheck(c *cli.Context) error {
 		record(ws, l, res)
 		report.Lessons = append(report.Lessons, res)
 		if !asJSON {
-			printLessonResult(c.App.Writer, res, ws, l)
+			printLessonResult(human, res, ws, l)
 		}
 	}
 	if c.Bool("all") {
@@ -80,11 +93,16 @@ func runCheck(c *cli.Context) error {
 		res := ck.Capstone(c.Context, files)
 		report.Lessons = append(report.Lessons, res)
 		if !asJSON {
-			printLessonResult(c.App.Writer, res, ws, nil)
+			printLessonResult(human, res, ws, nil)
 		}
 	}
 	if err := ws.Save(); err != nil {
 		return couldNot(err)
+	}
+	if classroom {
+		if err := writeClassroom(c.App.Writer, report.Lessons); err != nil {
+			return couldNot(err)
+		}
 	}
 	if asJSON {
 		enc := json.NewEncoder(c.App.Writer)
@@ -166,4 +184,28 @@ func printLessonResult(w io.Writer, res *checker.LessonResult, ws *workspace.Wor
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// writeClassroom writes GitHub Classroom's autograding result of a check:
+// each lesson's tests with their points, the capstone as one test worth
+// nothing (its tests are the lessons' again).
+func writeClassroom(w io.Writer, results []*checker.LessonResult) error {
+	var graded, info []report.LessonGrade
+	for _, res := range results {
+		if res.ID == checker.CapstoneID {
+			info = append(info, report.FromResult(res, nil))
+			continue
+		}
+		var tests []lessons.Test
+		if l, err := lessons.Default.Lookup(res.ID); err == nil {
+			tests = l.Tests
+		}
+		graded = append(graded, report.FromResult(res, tests))
+	}
+	enc, err := report.EncodeClassroom(report.Classroom("kata check", graded, info))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, enc)
+	return err
 }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
 
 	"github.com/gmp-kata/gmp-kata/internal/workspace"
 	"github.com/urfave/cli/v2"
@@ -13,6 +17,7 @@ var initCommand = &cli.Command{
 	ArgsUsage: "DIR",
 	Flags: []cli.Flag{
 		&cli.BoolFlag{Name: "force", Usage: "write into a non-empty DIR (files replaced are saved in .kata/backup first)"},
+		&cli.BoolFlag{Name: "classroom", Usage: "add a GitHub Classroom workflow that grades each push (on an existing workspace, add only that)"},
 	},
 	Action: runInit,
 }
@@ -21,12 +26,55 @@ func runInit(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("init: name the directory to make, like 'kata init ~/gmp-kata'")
 	}
-	ws, err := workspace.Init(c.Args().First(), c.Bool("force"))
+	dir := c.Args().First()
+	w := c.App.Writer
+	if c.Bool("classroom") && !c.Bool("force") {
+		// On a workspace that exists, add the workflow and nothing else.
+		if _, err := os.Stat(filepath.Join(dir, workspace.ProgressFile)); err == nil {
+			ws, err := workspace.Find(dir)
+			if err != nil {
+				return usageError(err.Error())
+			}
+			if err := ws.AddClassroom(kataVersion()); err != nil {
+				return couldNot(err)
+			}
+			printClassroom(c, ws.Dir)
+			return nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return couldNot(err)
+		}
+	}
+	ws, err := workspace.Init(dir, c.Bool("force"))
 	if err != nil {
 		return usageError(err.Error())
 	}
-	w := c.App.Writer
 	fmt.Fprintf(w, "Made a workspace in %s.\n\n", ws.Dir)
+	if c.Bool("classroom") {
+		if err := ws.AddClassroom(kataVersion()); err != nil {
+			return couldNot(err)
+		}
+		printClassroom(c, ws.Dir)
+		return nil
+	}
 	fmt.Fprintf(w, "  cd %s\n  kata task 01      # what lesson 01 asks\n  kata check 01     # grade your runq.go\n  kata              # where you are, any time\n", ws.Dir)
 	return nil
+}
+
+// printClassroom says what to do with a workspace made for GitHub
+// Classroom.
+func printClassroom(c *cli.Context, dir string) {
+	fmt.Fprintf(c.App.Writer, "Added GitHub Classroom grading: %s.\n\n"+
+		"Push %s to a repository, mark it a template, and make it the starter code of a\n"+
+		"Classroom assignment: each student's push is graded with '%s'.\n"+
+		"See the book's appendix D for the rest.\n",
+		filepath.Join(dir, filepath.FromSlash(workspace.ClassroomWorkflow)), dir, workspace.ClassroomCommand)
+}
+
+// kataVersion is the module version of this kata, "" if it was not built
+// from a tagged module (go install ...@version gives one).
+func kataVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return ""
 }

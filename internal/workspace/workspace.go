@@ -100,6 +100,9 @@ func (w *Workspace) write(name string, data []byte, stamp string) error {
 			return fmt.Errorf("workspace: saving %s before replacing it: %w", name, err)
 		}
 	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
 	return os.WriteFile(p, data, 0o644)
 }
 

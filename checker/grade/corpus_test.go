@@ -1,0 +1,403 @@
+package grade
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/checker/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A hostile submission: the reference, with one lesson's file broken in
+// one way a class of students (or one of them, on purpose) would.
+type hostile struct {
+	name   string
+	lesson string // the lesson it breaks; every other lesson is the reference
+	short  bool   // in the -short corpus too
+	linux  bool   // only where the memory limit holds, or Linux syscalls are used
+	files  func(t testing.TB) map[string][]byte
+	// want checks the broken lesson's grade. Every hostile submission
+	// must also fail that lesson, and score full marks in the others.
+	want func(t *testing.T, g report.LessonGrade, mutantScore int)
+}
+
+// anyTest reports whether some test of g failed with a reason matching
+// pattern.
+func anyTest(t *testing.T, g report.LessonGrade, pattern string) {
+	t.Helper()
+	for _, tg := range g.Tests {
+		if tg.Status != report.StatusPass && strings.Contains(tg.Message, pattern) {
+			return
+		}
+	}
+	t.Errorf("no failing test of %s says %q; the tests said:\n%s", g.ID, pattern, testReasons(g))
+}
+
+// everyTest checks every test of g failed with a reason matching pattern.
+func everyTest(t *testing.T, g report.LessonGrade, pattern string) {
+	t.Helper()
+	assert.Equal(t, 0, g.Score, "%s scored", g.ID)
+	for _, tg := range g.Tests {
+		assert.Regexp(t, pattern, tg.Reason, "%s %s", g.ID, tg.Name)
+	}
+}
+
+func testReasons(g report.LessonGrade) string {
+	var lines []string
+	for _, tg := range g.Tests {
+		lines = append(lines, "  "+tg.Status+" "+tg.Name+": "+tg.Reason)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// allL01 are lesson 01's test names, for the fake-PASS printers.
+const allL01 = `"TestL01FIFO", "TestL01WrapAround", "TestL01FullRingGoesGlobal", "TestL01PutBatch", "TestL01GrabOlderHalf", "TestL01StealAndDrain", "TestL01ConcurrentSteal", "TestL01InScheduler"`
+
+// withImports adds imports to runq.go, whose only import is sync/atomic.
+func withImports(t testing.TB, src []byte, imports ...string) []byte {
+	t.Helper()
+	block := "import (\n"
+	for _, imp := range imports {
+		block += "\t\"" + imp + "\"\n"
+	}
+	return edit(t, src, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)")
+}
+
+func hostiles() []hostile {
+	one := func(name string, data []byte) map[string][]byte { return map[string][]byte{name: data} }
+	return []hostile{
+		{name: "compile-error", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tundefinedThing()"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `^does not compile: runq\.go:\d+:\d+: undefined: undefinedThing$`)
+			}},
+		{name: "missing-function", lesson: "01-ringbuffer",
+			files: func(t testing.TB) map[string][]byte {
+				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqsteal(", "func runqstealRenamed("))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `^does not compile: .*undefined: runqsteal$`)
+			}},
+		{name: "wrong-signature", lesson: "02-runnext",
+			files: func(t testing.TB) map[string][]byte {
+				return one("runnext.go", edit(t, ref(t, "runnext.go"), "func runqempty(pp *p) bool {", "func runqempty(pp *p, strict bool) bool {"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `^does not compile: .*(not enough arguments in call to runqempty|cannot use runqempty)`)
+			}},
+		{name: "panic-in-a-g", lesson: "06-gopark",
+			files: func(t testing.TB) map[string][]byte {
+				return one("park.go", edit(t, ref(t, "park.go"), "\tmp := gp.m\n\tif status := readgstatus(gp)", "\tpanic(\"boom in a G\")\n\tmp := gp.m\n\tif status := readgstatus(gp)"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				anyTest(t, g, "boom in a G")
+			}},
+		{name: "panic-on-an-m", lesson: "06-gopark",
+			files: func(t testing.TB) map[string][]byte {
+				return one("park.go", edit(t, ref(t, "park.go"), "func park_m(mp *m, gp *g) (*g, bool) {", "func park_m(mp *m, gp *g) (*g, bool) {\n\tpanic(\"boom on an M\")"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				anyTest(t, g, "crashed: panic: boom on an M")
+			}},
+		{name: "exit-in-init", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "os"), "\nfunc runqputtail(", "\nfunc init() { os.Exit(0) }\n\nfunc runqputtail("))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `^the test binary exited before running any test`)
+			}},
+		{name: "fake-pass-plain", lesson: "01-ringbuffer",
+			files: func(t testing.TB) map[string][]byte {
+				src := withImports(t, mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"], "fmt")
+				return one("runq.go", edit(t, src, "\nfunc runqputtail(", `
+func init() {
+	for _, n := range []string{`+allL01+`} {
+		fmt.Printf("=== RUN   %s\n--- PASS: %s (0.00s)\n", n, n)
+	}
+	fmt.Printf("PASS\nok  \tgmpkata.grade/solutions\t0.01s\n")
+}
+
+func runqputtail(`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, mutantScore int) {
+				assert.Equal(t, mutantScore, g.Score, "printing PASS lines must not change the grade of the mistake beneath them")
+			}},
+		{name: "fake-pass-framed", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				src := withImports(t, ref(t, "runq.go"), "fmt", "syscall")
+				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var faked bool
+
+func runqputtail(pp *p, gp *g) {
+	if !faked {
+		faked = true
+		for _, n := range []string{`+allL01+`} {
+			fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
+		}
+		fmt.Printf("\x16PASS\n")
+		syscall.Exit(0)
+	}`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `passes it printed prove nothing`)
+			}},
+		{name: "fake-pass-framed-hidden-output", lesson: "01-ringbuffer", linux: true,
+			files: func(t testing.TB) map[string][]byte {
+				// Framed PASS lines for every test, then standard output
+				// and error pointed at /dev/null so that the real results
+				// never reach test2json; the tests then run (and the
+				// mistake fails some) to the end.
+				src := withImports(t, mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"], "fmt", "os", "syscall")
+				return one("runq.go", edit(t, src, "\nfunc runqputtail(", `
+func init() {
+	for _, n := range []string{`+allL01+`} {
+		fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
+	}
+	fmt.Printf("\x16PASS\n")
+	os.Stdout.Sync()
+	null, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	syscall.Dup3(int(null.Fd()), 1, 0)
+	syscall.Dup3(int(null.Fd()), 2, 0)
+}
+
+func runqputtail(`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, mutantScore int) {
+				assert.Equal(t, mutantScore, g.Score, "hiding the real results must not change the grade")
+			}},
+		{name: "infinite-loop", lesson: "03-globrunqget",
+			files: func(t testing.TB) map[string][]byte {
+				return one("globrunq.go", edit(t, ref(t, "globrunq.go"), "func (sched *schedt) globrunqget() *g {", "func (sched *schedt) globrunqget() *g {\n\tfor {\n\t}"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				anyTest(t, g, "did not finish within")
+			}},
+		{name: "deadlock", lesson: "08-procresize",
+			files: func(t testing.TB) map[string][]byte {
+				return one("procresize.go", edit(t, ref(t, "procresize.go"), "\tsched.assertLockHeld(\"procresize\")", "\tsched.lock.Lock() // held already: deadlock"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				anyTest(t, g, "did not finish within")
+			}},
+		{name: "goroutine-explosion", lesson: "01-ringbuffer", linux: true,
+			files: func(t testing.TB) map[string][]byte {
+				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqsteal(pp, p2 *p, stealRunNextG bool) *g {", "func runqsteal(pp, p2 *p, stealRunNextG bool) *g {\n\tfor {\n\t\tgo func() { select {} }()\n\t}"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				// Go 1.26's race detector has no goroutine limit any more:
+				// the memory limit stops it.
+				anyTest(t, g, "used more than 1024 MiB of memory; stopped")
+			}},
+		{name: "huge-allocation", lesson: "05-spinning", linux: true,
+			files: func(t testing.TB) map[string][]byte {
+				return one("spinning.go", edit(t, ref(t, "spinning.go"), "func shouldSpin(mp *m) bool {", `var hog [][]byte
+
+func shouldSpin(mp *m) bool {
+	for {
+		b := make([]byte, 64<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		hog = append(hog, b)
+	}`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				anyTest(t, g, "used more than 1024 MiB of memory; stopped")
+			}},
+		{name: "output-flood", lesson: "02-runnext",
+			files: func(t testing.TB) map[string][]byte {
+				return one("runnext.go", edit(t, ref(t, "runnext.go"), "func runqput(pp *p, gp *g, next bool) {", "func runqput(pp *p, gp *g, next bool) {\n\tfor i := 0; i < 300000; i++ {\n\t\tprintln(\"flood flood flood flood flood flood flood flood flood flood flood flood\")\n\t}"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				anyTest(t, g, "printed more than 8 MiB; stopped")
+			}},
+		{name: "writes-outside", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// From its working directory (the graded package), it
+				// overwrites a reference file every other submission is
+				// compiled with, and drops a file beside the package.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "os"), "\nfunc runqputtail(", `
+func init() {
+	os.WriteFile("proc.go", []byte("package sched\n\nfunc broken() { undefinedEverywhere() }\n"), 0o644)
+	os.WriteFile("../escaped.txt", []byte("was here"), 0o644)
+}
+
+func runqputtail(`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `^changed the grader's files while its tests ran \(escaped\.txt \(added\), solutions/proc\.go \(changed\)\)`)
+			}},
+	}
+}
+
+// TestHostileCorpus grades a class of correct, partial and hostile
+// submissions together: every hostile one fails the lesson it breaks with
+// a plain reason and scores full marks in the others, and the correct ones
+// score full marks beside them. Under -short, lesson 01's part of it.
+func TestHostileCorpus(t *testing.T) {
+	start := time.Now()
+	dir := t.TempDir()
+	class := filepath.Join(dir, "class")
+	ids := []string{"01-ringbuffer", "02-runnext", "03-globrunqget", "05-spinning", "06-gopark", "08-procresize"}
+	if testing.Short() {
+		ids = []string{"01-ringbuffer"}
+	}
+	graded := map[string]bool{}
+	for _, id := range ids {
+		graded[id] = true
+	}
+
+	// Correct and partial submissions. The hostile ones are named so that
+	// they sort (and are graded) first: had one changed the files others
+	// are graded with, the correct ones after it would show it.
+	workspace(t, filepath.Join(class, "zz-alice"), nil)
+	bobDir := filepath.Join(dir, "bob")
+	workspace(t, bobDir, map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
+	writeZip(t, filepath.Join(class, "zz-bob.zip"), dirEntries(t, bobDir, "bob/"))
+	carolDir := filepath.Join(dir, "carol")
+	workspace(t, carolDir, skeletonFrom(t, "08-procresize"))
+	writeTarGz(t, filepath.Join(class, "zz-carol.tar.gz"), dirEntries(t, carolDir, ""))
+	workspace(t, filepath.Join(class, "mutant"), mutant(t, "01-ringbuffer", "grab-takes-all"))
+
+	var cases []hostile
+	for _, h := range hostiles() {
+		if !graded[h.lesson] || (h.linux && runtime.GOOS != "linux") || (testing.Short() && !h.short) {
+			continue
+		}
+		cases = append(cases, h)
+		workspace(t, filepath.Join(class, "h-"+h.name), h.files(t))
+	}
+
+	// Submissions that never reach a run: an archive that climbs out of
+	// itself, and lesson files that are links out of the submission.
+	slipDir := filepath.Join(dir, "slip")
+	workspace(t, slipDir, nil)
+	writeZip(t, filepath.Join(class, "h-zip-slip.zip"), append(dirEntries(t, slipDir, ""), archived{name: "../../../escaped-by-zip.go", data: []byte("package evil\n")}))
+	linkDir := filepath.Join(dir, "links")
+	workspace(t, linkDir, nil)
+	var linkEntries []archived
+	for _, e := range dirEntries(t, linkDir, "") {
+		if e.name != "runq.go" {
+			linkEntries = append(linkEntries, e)
+		}
+	}
+	writeTarGz(t, filepath.Join(class, "h-tar-link-out.tar.gz"), append(linkEntries, archived{name: "runq.go", link: "../zz-alice/runq.go"}))
+	symlinks := runtime.GOOS != "windows"
+	if symlinks {
+		ws := filepath.Join(class, "h-symlink-out")
+		workspace(t, ws, nil)
+		require.NoError(t, os.Remove(filepath.Join(ws, "runq.go")))
+		require.NoError(t, os.Symlink(filepath.Join(class, "zz-alice", "runq.go"), filepath.Join(ws, "runq.go")))
+	}
+
+	g, err := New(Options{CacheDir: cacheDir(t), Lessons: ids, Jobs: 2, MaxMemory: 1 << 30})
+	require.NoError(t, err)
+	subs, err := (&Finder{LessonFiles: g.LessonFiles()}).Find([]string{class})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	rep, stats, err := g.Grade(ctx, subs, nil)
+	require.NoError(t, err)
+	t.Logf("graded %s", stats)
+
+	students := map[string]report.Student{}
+	for _, s := range rep.Students {
+		students[s.Name] = s
+	}
+	lessonOf := func(s report.Student, id string) report.LessonGrade {
+		for _, l := range s.Lessons {
+			if l.ID == id {
+				return l
+			}
+		}
+		t.Fatalf("%s has no grade for %s", s.Name, id)
+		return report.LessonGrade{}
+	}
+	full := func(s report.Student, except string) {
+		t.Helper()
+		for _, l := range s.Lessons {
+			if l.ID != except {
+				assert.Equal(t, l.MaxScore, l.Score, "%s %s: %s\n%s", s.Name, l.ID, l.Reason, testReasons(l))
+			}
+		}
+	}
+
+	for _, name := range []string{"zz-alice", "zz-bob"} {
+		require.Contains(t, students, name)
+		full(students[name], "")
+		assert.Equal(t, students[name].MaxScore, students[name].Score, name)
+	}
+	carol := students["zz-carol"]
+	full(carol, "08-procresize")
+	if graded["08-procresize"] {
+		l := lessonOf(carol, "08-procresize")
+		assert.Equal(t, 0, l.Score)
+		assert.True(t, l.Untouched)
+		assert.Equal(t, "not started: the skeleton's stubs, unchanged", l.Reason)
+	}
+	mutantScore := lessonOf(students["mutant"], "01-ringbuffer").Score
+	assert.Less(t, mutantScore, 100, "the mutant must lose points, or the fake-PASS cases test nothing")
+	assert.Positive(t, mutantScore, "the mutant must keep some points, or the fake-PASS cases test nothing")
+
+	for _, h := range cases {
+		t.Run(h.name, func(t *testing.T) {
+			s, ok := students["h-"+h.name]
+			require.True(t, ok)
+			l := lessonOf(s, h.lesson)
+			assert.Equal(t, report.StatusFail, l.Status)
+			assert.NotEmpty(t, l.Reason)
+			assert.NotContains(t, l.Reason, "\n")
+			t.Logf("%s %d/%d: %s", l.ID, l.Score, l.MaxScore, l.Reason)
+			h.want(t, l, mutantScore)
+			full(s, h.lesson)
+		})
+	}
+
+	t.Run("zip-slip", func(t *testing.T) {
+		s := students["h-zip-slip"]
+		assert.Contains(t, s.Problem, "zip-slip")
+		assert.Equal(t, 0, s.Score)
+		for _, l := range s.Lessons {
+			assert.Equal(t, 0, l.Score)
+			assert.Contains(t, l.Reason, "zip-slip")
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, "..", "*", "escaped-by-zip.go"))
+		assert.Empty(t, matches)
+	})
+	linkOut := func(name string) {
+		s := students[name]
+		l := lessonOf(s, "01-ringbuffer")
+		assert.Equal(t, 0, l.Score)
+		assert.Regexp(t, `^runq\.go is a link to ".*zz-alice/runq\.go", outside the submission: submit the file itself$`, l.Reason)
+		full(s, "01-ringbuffer")
+	}
+	t.Run("tar-link-out", func(t *testing.T) { linkOut("h-tar-link-out") })
+	if symlinks {
+		t.Run("symlink-out", func(t *testing.T) { linkOut("h-symlink-out") })
+	}
+
+	t.Run("shared module untouched", func(t *testing.T) {
+		mods, _ := filepath.Glob(filepath.Join(cacheDir(t), "grade-*", "solutions", "proc.go"))
+		require.NotEmpty(t, mods)
+		for _, p := range mods {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			assert.Equal(t, string(ref(t, "proc.go")), string(data), "%s was changed", p)
+			assert.NoFileExists(t, filepath.Join(filepath.Dir(filepath.Dir(p)), "escaped.txt"))
+		}
+	})
+
+	// The whole class graded again: nothing runs, the report is the same.
+	again, stats2, err := g.Grade(ctx, subs, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 0, stats2.Runs, "an unchanged class must grade from the cache")
+	assert.Equal(t, rep, again)
+	t.Logf("hostile corpus: %d submissions × %d lessons in %s (regrade %s)", len(subs), len(ids), time.Since(start).Round(time.Second), stats2.Elapsed.Round(time.Millisecond))
+}

@@ -1,0 +1,351 @@
+package grade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// A Submission is one student's work, as kata found it.
+type Submission struct {
+	// Name is the student as the report names them: the directory's or
+	// archive's name, unique within one grading.
+	Name string
+	// Source is where it came from, as given: a path, or path@ref.
+	Source string
+	// Problem says why nothing of it can be graded (an unsafe or
+	// unreadable archive, no workspace in it); "" if it can be.
+	Problem string
+	// files holds each lesson file found: its content or its problem.
+	files map[string]file
+}
+
+type file struct {
+	data    []byte
+	problem string
+}
+
+// File returns the content of a lesson file (a base name, e.g. "runq.go"),
+// or why it cannot be graded.
+func (s *Submission) File(name string) ([]byte, string) {
+	if s.Problem != "" {
+		return nil, s.Problem
+	}
+	f, ok := s.files[name]
+	if !ok {
+		return nil, "no " + name + " in the submission"
+	}
+	return f.data, f.problem
+}
+
+// archiveExts are the archive names kata reads, longest first.
+var archiveExts = []string{".tar.gz", ".tgz", ".tar", ".zip"}
+
+func archiveExt(name string) string {
+	lower := strings.ToLower(name)
+	for _, ext := range archiveExts {
+		if strings.HasSuffix(lower, ext) {
+			return ext
+		}
+	}
+	return ""
+}
+
+// A Finder turns command-line arguments into submissions.
+type Finder struct {
+	// LessonFiles are the base names of every lesson's files: what kata
+	// looks for, and the only files it takes from a submission.
+	LessonFiles []string
+	Limits      Limits
+	// Notes, if set, is told about entries of a class directory that are
+	// not submissions.
+	Notes func(string)
+}
+
+// Find returns the submissions args name. An argument is
+//
+//   - a workspace directory (it holds .kata/progress.json, go.mod or a
+//     lesson file at its top), or a directory of several submissions (each
+//     entry one: a directory, or an archive);
+//   - an archive of a workspace: .zip, .tar.gz, .tgz or .tar;
+//   - PATH@REF: the git repository PATH at REF (a branch, tag or commit),
+//     or, if PATH is a directory of repositories, each of them at REF.
+//
+// An argument that names nothing is an error; a submission that cannot be
+// read is not (it is graded as a failure, with its Problem).
+func (f *Finder) Find(args []string) ([]*Submission, error) {
+	if f.Limits == (Limits{}) {
+		f.Limits = DefaultLimits
+	}
+	var subs []*Submission
+	for _, arg := range args {
+		found, err := f.find(arg)
+		if err != nil {
+			return nil, err
+		}
+		subs = append(subs, found...)
+	}
+	if len(subs) == 0 {
+		return nil, errors.New("grade: no submissions found (name workspace directories, archives, or a directory of them)")
+	}
+	uniqueNames(subs)
+	return subs, nil
+}
+
+func (f *Finder) find(arg string) ([]*Submission, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		// PATH@REF: the first @ after which PATH is a directory (a ref
+		// may hold @ too: main@{yesterday}).
+		for i := 0; i < len(arg); i++ {
+			if arg[i] == '@' && i > 0 && dirExists(arg[:i]) {
+				return f.findGit(arg[:i], arg[i+1:])
+			}
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("grade: no file or directory %q (name a workspace, an archive, REPO@REF, or a directory of them)", arg)
+		}
+		return nil, fmt.Errorf("grade: %w", err)
+	}
+	if !fi.IsDir() {
+		if archiveExt(arg) == "" {
+			return nil, fmt.Errorf("grade: %q is neither a directory nor an archive (.zip, .tar.gz, .tgz, .tar)", arg)
+		}
+		return []*Submission{f.fromArchive(arg)}, nil
+	}
+	if f.isWorkspace(arg) {
+		return []*Submission{f.fromDir(arg)}, nil
+	}
+	entries, err := os.ReadDir(arg)
+	if err != nil {
+		return nil, fmt.Errorf("grade: %w", err)
+	}
+	var subs []*Submission
+	for _, e := range entries {
+		p := filepath.Join(arg, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), "."):
+		case e.IsDir():
+			subs = append(subs, f.fromDir(p))
+		case e.Type().IsRegular() && archiveExt(e.Name()) != "":
+			subs = append(subs, f.fromArchive(p))
+		case e.Type()&fs.ModeSymlink != 0:
+			f.note(fmt.Sprintf("skipping %s: a link (kata grades only what is inside the directory it is given)", p))
+		default:
+			f.note(fmt.Sprintf("skipping %s: neither a directory nor an archive", p))
+		}
+	}
+	if len(subs) == 0 {
+		return nil, fmt.Errorf("grade: %s is neither a workspace (no %s, no %s at its top) nor a directory of submissions", arg, progressMarker, listSome(f.LessonFiles, 2))
+	}
+	return subs, nil
+}
+
+func (f *Finder) note(msg string) {
+	if f.Notes != nil {
+		f.Notes(msg)
+	}
+}
+
+// isWorkspace reports whether dir is itself one submission.
+func (f *Finder) isWorkspace(dir string) bool {
+	for _, name := range append([]string{progressMarker, modMarker}, f.LessonFiles...) {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Finder) fromDir(dir string) *Submission {
+	s := &Submission{Name: baseName(dir), Source: dir}
+	t, err := readDir(dir, f.Limits)
+	if err != nil {
+		s.Problem = "the directory could not be read: " + err.Error()
+		return s
+	}
+	f.extract(s, t)
+	return s
+}
+
+func (f *Finder) fromArchive(file string) (s *Submission) {
+	s = &Submission{Name: baseName(file), Source: file}
+	defer func() {
+		// The archive readers are Go's own, and fuzzed; should one still
+		// panic on a crafted archive, the archive is refused, not kata.
+		if r := recover(); r != nil {
+			s.Problem, s.files = fmt.Sprintf("unsafe or unreadable archive: reading it failed (%v)", r), nil
+		}
+	}()
+	var t *tree
+	var err error
+	if archiveExt(file) == ".zip" {
+		t, err = readZip(file, f.Limits)
+	} else {
+		t, err = readTarFile(file, f.Limits)
+	}
+	if err != nil {
+		s.Problem = "unsafe or unreadable archive: " + err.Error()
+		return s
+	}
+	f.extract(s, t)
+	return s
+}
+
+// extract takes the lesson files out of t.
+func (f *Finder) extract(s *Submission, t *tree) {
+	root, problem := t.root(f.LessonFiles)
+	if problem != "" {
+		s.Problem = "it " + problem
+		return
+	}
+	s.files = map[string]file{}
+	for _, name := range f.LessonFiles {
+		data, problem := t.file(path.Join(root, name), name)
+		s.files[name] = file{data: data, problem: problem}
+	}
+}
+
+// findGit returns the repository dir at ref, or, if dir is not a
+// repository, each repository in it at ref.
+func (f *Finder) findGit(dir, ref string) ([]*Submission, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, fmt.Errorf("grade: reading %s@%s needs git, which is not on PATH", dir, ref)
+	}
+	if strings.HasPrefix(ref, "-") || ref == "" {
+		return nil, fmt.Errorf("grade: %q is not a git ref", ref)
+	}
+	if isGitRepo(dir) {
+		return []*Submission{f.fromGit(dir, ref)}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("grade: %w", err)
+	}
+	var subs []*Submission
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), "."):
+		case e.IsDir() && isGitRepo(p):
+			subs = append(subs, f.fromGit(p, ref))
+		default:
+			f.note(fmt.Sprintf("skipping %s: not a git repository (@%s names a commit of one)", p, ref))
+		}
+	}
+	if len(subs) == 0 {
+		return nil, fmt.Errorf("grade: %s is neither a git repository nor a directory of them", dir)
+	}
+	return subs, nil
+}
+
+func isGitRepo(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// fromGit reads the repository dir at ref with git archive: the commit's
+// tree, as a tar stream, through the same checks as any archive. The
+// working tree, and anything not committed, is not looked at.
+func (f *Finder) fromGit(dir, ref string) *Submission {
+	s := &Submission{Name: baseName(dir), Source: dir + "@" + ref}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	git := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
+		return cmd
+	}
+	out, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
+	if err != nil {
+		s.Problem = fmt.Sprintf("the repository has no commit %q", ref)
+		return s
+	}
+	commit := strings.TrimSpace(string(out))
+	cmd := git("archive", "--format=tar", commit)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		s.Problem = "git archive: " + err.Error()
+		return s
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		s.Problem = "git archive: " + err.Error()
+		return s
+	}
+	t, err := readTar(pipe, f.Limits)
+	if err != nil {
+		cancel() // stop git: the tree was refused half-way
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case err != nil:
+		s.Problem = "unsafe or unreadable commit: " + err.Error()
+	case waitErr != nil:
+		s.Problem = "git archive failed: " + strings.TrimSpace(stderr.String())
+	default:
+		f.extract(s, t)
+	}
+	return s
+}
+
+func dirExists(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
+
+// baseName names a submission after its directory or archive.
+func baseName(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	base := filepath.Base(p)
+	if ext := archiveExt(base); ext != "" {
+		base = base[:len(base)-len(ext)]
+	}
+	return base
+}
+
+// uniqueNames makes names unique: a clash keeps its archive extension,
+// then gets a number.
+func uniqueNames(subs []*Submission) {
+	count := map[string]int{}
+	for _, s := range subs {
+		count[s.Name]++
+	}
+	taken := map[string]bool{}
+	for _, s := range subs {
+		if count[s.Name] > 1 {
+			if ext := archiveExt(s.Source); ext != "" {
+				s.Name += ext
+			}
+		}
+	}
+	for _, s := range subs {
+		name := s.Name
+		for i := 2; taken[name]; i++ {
+			name = fmt.Sprintf("%s-%d", s.Name, i)
+		}
+		s.Name = name
+		taken[name] = true
+	}
+}
+
+// sortedNames returns the keys of m, sorted.
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,200 @@
+package grade
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// A tree is what kata knows of a submission's files, whatever they came
+// in: a directory, an archive, a git ref. Paths are slash-separated,
+// relative to the top of the submission, and clean. Only the files kata
+// may read (lesson files and the markers of a workspace) keep their
+// content; nothing of a tree is ever written to disk under its own name.
+type tree struct {
+	entries map[string]*entry
+}
+
+// An entry is one file, directory or link of a tree.
+type entry struct {
+	dir  bool
+	link string // a link's target, as written in the archive ("" if not a link)
+	data []byte // the content, for files kata reads; nil for the others
+	// problem says why the file cannot be used (too large, a link out of
+	// the submission, not a regular file); "" if it can.
+	problem string
+}
+
+func newTree() *tree {
+	return &tree{entries: map[string]*entry{}}
+}
+
+// markers are files that show where a workspace's top is.
+const (
+	progressMarker = ".kata/progress.json"
+	modMarker      = "go.mod"
+)
+
+// wanted reports whether kata reads name's content: a lesson file or a
+// marker.
+func wanted(name string, lessonFiles []string) bool {
+	base := path.Base(name)
+	return slices.Contains(lessonFiles, base) || isMarker(name) || base == modMarker
+}
+
+// skipDir reports whether a directory of a submission is never looked in
+// for a workspace: version control, kata's own state (backups hold old
+// copies of lesson files), macOS archive noise, dependencies.
+func skipDir(name string) bool {
+	switch path.Base(name) {
+	case ".git", ".hg", ".svn", ".kata", "__MACOSX", "node_modules", "vendor":
+		return true
+	}
+	return false
+}
+
+// root finds the top of the workspace in t: the directory holding
+// .kata/progress.json; failing that, the shallowest directory holding a
+// lesson file (and go.mod, if several do). It returns "." for the top of
+// the tree, or a problem saying why there is no single workspace.
+func (t *tree) root(lessonFiles []string) (string, string) {
+	byDepth := func(dirs []string) []string {
+		slices.SortFunc(dirs, func(a, b string) int {
+			if d := depth(a) - depth(b); d != 0 {
+				return d
+			}
+			return strings.Compare(a, b)
+		})
+		// Keep the shallowest only.
+		var out []string
+		for _, d := range dirs {
+			if len(out) == 0 || depth(d) == depth(out[0]) {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	var marked, withLesson, withMod []string
+	seen := map[string]bool{}
+	for name, e := range t.entries {
+		if e.dir || hidden(name) {
+			continue
+		}
+		dir := path.Dir(name)
+		switch {
+		case isMarker(name):
+			marked = append(marked, path.Dir(dir))
+		case slices.Contains(lessonFiles, path.Base(name)):
+			if !seen[dir] {
+				seen[dir] = true
+				withLesson = append(withLesson, dir)
+				if _, ok := t.entries[path.Join(dir, modMarker)]; ok {
+					withMod = append(withMod, dir)
+				}
+			}
+		}
+	}
+	for _, set := range [][]string{marked, withMod, withLesson} {
+		if len(set) == 0 {
+			continue
+		}
+		top := byDepth(set)
+		if len(top) > 1 {
+			return "", fmt.Sprintf("holds %d workspaces (%s); submit one", len(top), listSome(top, 3))
+		}
+		return top[0], ""
+	}
+	return "", fmt.Sprintf("holds none of the lesson files (%s): is it a kata workspace?", listSome(lessonFiles, 3))
+}
+
+// hidden reports whether name is inside a directory root never looks in
+// (the .kata holding a workspace's progress marker aside).
+func hidden(name string) bool {
+	dir := path.Dir(name)
+	if isMarker(name) {
+		dir = path.Dir(dir)
+	}
+	for ; dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if skipDir(dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// isMarker reports whether name is a workspace's .kata/progress.json.
+func isMarker(name string) bool {
+	return name == progressMarker || strings.HasSuffix(name, "/"+progressMarker)
+}
+
+func depth(dir string) int {
+	if dir == "." {
+		return 0
+	}
+	return strings.Count(dir, "/") + 1
+}
+
+// maxLinkHops bounds how many links kata follows to reach a file.
+const maxLinkHops = 8
+
+// file returns the content of name (a path in t), following links that
+// stay inside the tree, or a problem that names the file as the student
+// knows it (shown).
+func (t *tree) file(name, shown string) ([]byte, string) {
+	for hop := 0; ; hop++ {
+		e, ok := t.entries[name]
+		switch {
+		case !ok:
+			return nil, "no " + shown + " in the submission"
+		case e.problem != "":
+			return nil, e.problem
+		case e.dir:
+			return nil, shown + " is a directory, not a file"
+		case e.link == "":
+			if e.data == nil {
+				return nil, shown + " could not be read"
+			}
+			return e.data, ""
+		case hop == maxLinkHops:
+			return nil, shown + " is a chain of more than 8 links"
+		}
+		target := e.link
+		if path.IsAbs(target) || strings.Contains(target, `\`) || isVolume(target) {
+			return nil, fmt.Sprintf("%s is a link to %q, outside the submission: submit the file itself", shown, e.link)
+		}
+		target = path.Join(path.Dir(name), target)
+		if target == ".." || strings.HasPrefix(target, "../") {
+			return nil, fmt.Sprintf("%s is a link to %q, outside the submission: submit the file itself", shown, e.link)
+		}
+		name = target
+	}
+}
+
+// isVolume reports whether p starts with a Windows drive letter.
+func isVolume(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
+}
+
+// cleanName checks an archive entry's name and returns it cleaned:
+// slash-separated, relative, and inside the archive. An absolute name, a
+// drive letter or a ".." that climbs out (zip-slip) is an error.
+func cleanName(name string) (string, error) {
+	n := strings.ReplaceAll(name, `\`, "/")
+	if strings.HasPrefix(n, "/") || isVolume(n) || strings.ContainsRune(n, 0) {
+		return "", fmt.Errorf("entry %q has an absolute path", name)
+	}
+	n = path.Clean(n)
+	if n == ".." || strings.HasPrefix(n, "../") {
+		return "", fmt.Errorf("entry %q points outside the archive (zip-slip)", name)
+	}
+	return n, nil
+}
+
+// listSome joins up to n items, saying how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteCSV writes one row per student, for a gradebook to import. The
+// columns are always, in this order: student, score, max_score, one column
+// per lesson graded (its score, headed by its ID, in course order), and
+// notes (what was lost, one "lesson: reason" per failing lesson). Cells a
+// spreadsheet would take for a formula are quoted with a leading '.
+func WriteCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	head := []string{"student", "score", "max_score"}
+	for _, l := range r.Lessons {
+		head = append(head, l.ID)
+	}
+	head = append(head, "notes")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, s := range r.Students {
+		row := []string{safeCell(s.Name), fmt.Sprint(s.Score), fmt.Sprint(s.MaxScore)}
+		var notes []string
+		if s.Problem != "" {
+			notes = append(notes, s.Problem)
+		}
+		for _, l := range s.Lessons {
+			row = append(row, fmt.Sprint(l.Score))
+			if l.Status != StatusPass && s.Problem == "" {
+				notes = append(notes, l.ID+": "+l.Reason)
+			}
+		}
+		row = append(row, safeCell(strings.Join(notes, "; ")))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// safeCell defuses a cell a spreadsheet would run as a formula (CSV
+// injection): names and notes come from file names and from code under
+// test.
+func safeCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
