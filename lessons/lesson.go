@@ -45,6 +45,13 @@ type Lesson struct {
 	// reference package when grading.
 	Hidden fs.FS
 
+	// Bench holds the lesson's benchmarks (*_test.go, package sched,
+	// functions BenchmarkLNN...), for `kata bench`: each times the code the
+	// learner writes in this lesson, in a /sched sub-benchmark, with a
+	// /native one beside it where Go's own runtime has a counterpart. They
+	// are never part of a grading run.
+	Bench fs.FS
+
 	// Mutants and Alternates are the self-check corpus: each is a directory
 	// per implementation holding replacements for the lesson's Files.
 	// Every mutant must fail the lesson; every alternate must pass it.

@@ -41,9 +41,10 @@ func MustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// Content fills in l's task, chapter, hints, hidden tests, mutants and
-// alternates from its lesson directory's embedded files — task.md,
-// chapter.md, hints/*.md and testdata/{hidden,mutants,alternates} — and
+// Content fills in l's task, chapter, hints, hidden tests, benchmarks,
+// mutants and alternates from its lesson directory's embedded files —
+// task.md, chapter.md, hints/*.md and
+// testdata/{hidden,bench,mutants,alternates} — and
 // returns l. A lesson's init function embeds those and registers:
 //
 //	//go:embed task.md chapter.md hints testdata
@@ -55,6 +56,7 @@ func Content(fsys fs.FS, l *Lesson) *Lesson {
 	l.Chapter = MustRead(fsys, "chapter.md")
 	l.Hints = MustReadHints(fsys)
 	l.Hidden = MustSub(fsys, "testdata/hidden")
+	l.Bench = MustSub(fsys, "testdata/bench")
 	l.Mutants = MustSub(fsys, "testdata/mutants")
 	l.Alternates = MustSub(fsys, "testdata/alternates")
 	return l

@@ -68,6 +68,8 @@ func validate(l *Lesson) error {
 		return fmt.Errorf("%s: owns no files", l.ID)
 	case strings.TrimSpace(l.Task) == "":
 		return fmt.Errorf("%s: no task statement", l.ID)
+	case !strings.HasPrefix(l.Chapter, "# "):
+		return fmt.Errorf("%s: no chapter: chapter.md must start with the lesson's \"# Title\" (see book/WRITING.md)", l.ID)
 	case len(l.Hints) < 3:
 		return fmt.Errorf("%s: %d hints, want at least 3 (a nudge, the idea, the near-answer)", l.ID, len(l.Hints))
 	case len(l.Tests) == 0:
@@ -98,7 +100,30 @@ func validate(l *Lesson) error {
 	if hidden, err := fs.Glob(l.Hidden, "*_test.go"); err != nil || len(hidden) == 0 {
 		return fmt.Errorf("%s: no *_test.go files among the hidden tests", l.ID)
 	}
-	return nil
+	return validateBench(l)
+}
+
+// validateBench checks that l has at least one benchmark for kata bench,
+// named after the lesson: BenchmarkL01... for lesson 01.
+func validateBench(l *Lesson) error {
+	if l.Bench == nil {
+		return fmt.Errorf("%s: no benchmarks (testdata/bench/*_test.go)", l.ID)
+	}
+	files, err := fs.Glob(l.Bench, "*_test.go")
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("%s: no *_test.go files among the benchmarks (testdata/bench)", l.ID)
+	}
+	prefix := "func BenchmarkL" + l.ID[:2]
+	for _, name := range files {
+		data, err := fs.ReadFile(l.Bench, name)
+		if err != nil {
+			return fmt.Errorf("%s: benchmarks: %v", l.ID, err)
+		}
+		if strings.Contains(string(data), "\n"+prefix) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: no benchmark function among testdata/bench/*_test.go: want at least one %s...(b *testing.B)", l.ID, prefix)
 }
 
 // Lookup returns the lesson with the given ID. A unique prefix ("01",
