@@ -51,8 +51,11 @@ func newApp() *cli.App {
 			resetCommand,    // reset.go
 			solutionCommand, // solution.go
 			verifyCommand,   // verify.go
+			gradeCommand,    // grade.go
 			demoCommand,     // demo.go
+			benchCommand,    // bench.go
 			bookCommand,     // book.go
+			traceCommand,    // trace.go
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 		OnUsageError:   onUsageError,

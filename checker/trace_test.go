@@ -1,0 +1,170 @@
+package checker
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/internal/scenario"
+	sched "github.com/gmp-kata/gmp-kata/solutions"
+)
+
+// countEvents counts events by kind.
+func countEvents(evs []sched.Event) map[sched.EventKind]int {
+	n := map[sched.EventKind]int{}
+	for _, ev := range evs {
+		n[ev.Kind]++
+	}
+	return n
+}
+
+// referenceFiles copies every lesson's reference files into a directory,
+// as a learner who has passed every lesson would have them.
+func referenceFiles(t *testing.T, c *Checker) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, l := range c.reg.All() {
+		for _, f := range l.Files {
+			for k, v := range lessonFile(t, f, embedded(t, "solutions/"+f)) {
+				files[k] = v
+			}
+		}
+	}
+	return files
+}
+
+// TestTraceReference: every scenario, run by Trace with the reference's
+// files as the learner's, runs as scenario.Run runs it in-process: the same
+// Ps, the same Gs created, every one of them ending (or the same deadlock).
+func TestTraceReference(t *testing.T) {
+	c := sharedChecker(t)
+	files := referenceFiles(t, c)
+	for _, s := range scenario.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			want, err := scenario.Run(s, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Trace(context.Background(), files, s.Name, 0, 1)
+			if err != nil {
+				t.Fatalf("Trace(%s) with the reference's files: %v", s.Name, err)
+			}
+			if got.Scenario != s.Name || got.Procs != s.Procs || got.Seed != 1 {
+				t.Errorf("Trace(%s) = a run of %s on %d Ps with seed %d, want %s on %d with seed 1", s.Name, got.Scenario, got.Procs, got.Seed, s.Name, s.Procs)
+			}
+			n, wantN := countEvents(got.Events), countEvents(want.Events)
+			t.Logf("%d events, %d Gs created, %d steals", len(got.Events), n[sched.EvGoCreate], n[sched.EvSteal])
+			if n[sched.EvGoCreate] == 0 || n[sched.EvGoCreate] != wantN[sched.EvGoCreate] {
+				t.Errorf("%d Gs created, want %d as in-process", n[sched.EvGoCreate], wantN[sched.EvGoCreate])
+			}
+			for i := 1; i < len(got.Events); i++ {
+				if got.Events[i].When < got.Events[i-1].When {
+					t.Fatalf("event %d (%v) is before event %d (%v): want time order", i, got.Events[i], i-1, got.Events[i-1])
+				}
+			}
+			if s.WantDeadlock {
+				if !got.Deadlock || got.WaitErr != want.Err.Error() {
+					t.Errorf("Wait returned %q (deadlock %v), want %q as in-process", got.WaitErr, got.Deadlock, want.Err)
+				}
+				return
+			}
+			if got.WaitErr != "" || got.Deadlock {
+				t.Errorf("Wait returned %q, want nil", got.WaitErr)
+			}
+			if n[sched.EvGoEnd] != n[sched.EvGoCreate] {
+				t.Errorf("%d Gs created and %d ended: want every G to end", n[sched.EvGoCreate], n[sched.EvGoEnd])
+			}
+		})
+	}
+	t.Run("no-files", func(t *testing.T) {
+		// No learner's files at all: the reference alone, other Ps and seed.
+		got, err := c.Trace(context.Background(), nil, "imbalance", 2, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := countEvents(got.Events)
+		if got.Procs != 2 || n[sched.EvGoCreate] != 201 || n[sched.EvGoEnd] != 201 {
+			t.Errorf("Trace(imbalance, 2 Ps) = %d Ps, %d Gs created, %d ended; want 2 Ps and 201 Gs, all ended", got.Procs, n[sched.EvGoCreate], n[sched.EvGoEnd])
+		}
+		for _, ev := range got.Events {
+			if ev.P >= 2 {
+				t.Fatalf("event %v on a P beyond 2 Ps", ev)
+			}
+		}
+	})
+}
+
+// TestTraceSkeleton: the stub of lesson 01 panics as soon as a G spawns
+// another; Trace says so in the learner's terms.
+func TestTraceSkeleton(t *testing.T) {
+	c := sharedChecker(t)
+	run, err := c.Trace(context.Background(), lessonFile(t, "runq.go", embedded(t, "skeleton/runq.go")), "imbalance", 0, 1)
+	var cf *CodeFailure
+	if !errors.As(err, &cf) {
+		t.Fatalf("Trace with the skeleton's runq.go returned %v, want a *CodeFailure", err)
+	}
+	msg := err.Error()
+	t.Log(msg)
+	for _, want := range []string{"lesson 01-ringbuffer is not passing yet", "imbalance", "not implemented: runq", "runq.go", "kata check 01"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error does not say %q", want)
+		}
+	}
+	if strings.Contains(msg, "goroutine ") {
+		t.Errorf("the error carries a raw traceback")
+	}
+	if run != nil && run.WaitErr == "" {
+		t.Errorf("a run returned with the failure must say what Wait returned")
+	}
+}
+
+// TestTraceCompileError: a lesson file that does not compile.
+func TestTraceCompileError(t *testing.T) {
+	c := sharedChecker(t)
+	src := strings.Replace(string(embedded(t, "solutions/park.go")), "func goready(", "func goready(oops ", 1)
+	files := lessonFile(t, "park.go", []byte(src))
+	_, err := c.Trace(context.Background(), files, "pingpong", 0, 1)
+	var cf *CodeFailure
+	if !errors.As(err, &cf) || cf.Problem != "your code does not compile" || len(cf.Details) == 0 || cf.Lesson != "06-gopark" {
+		t.Fatalf("Trace with a park.go that does not compile returned %v, want a *CodeFailure of 06-gopark with the compiler's errors", err)
+	}
+	if !strings.HasPrefix(cf.Details[0], files["park.go"]+":") {
+		t.Errorf("the first compile error %q does not name the learner's file", cf.Details[0])
+	}
+}
+
+// TestTraceInfiniteLoop: a runqputtail that never returns is killed at the
+// time limit.
+func TestTraceInfiniteLoop(t *testing.T) {
+	c := sharedChecker(t)
+	const fn = "func runqputtail(pp *p, gp *g) {\n"
+	src := strings.Replace(string(embedded(t, "solutions/runq.go")), fn, fn+"\tfor pp != nil {\n\t}\n", 1)
+	start := time.Now()
+	_, err := c.TraceLimit(context.Background(), lessonFile(t, "runq.go", []byte(src)), "imbalance", 0, 1, 2*time.Second)
+	var cf *CodeFailure
+	if !errors.As(err, &cf) || !strings.Contains(cf.Problem, "did not finish within 2s") {
+		t.Fatalf("Trace with a runqputtail that loops forever returned %v, want a *CodeFailure saying it did not finish within 2s", err)
+	}
+	t.Logf("after %s: %v", time.Since(start).Round(time.Millisecond), err)
+}
+
+func TestTraceBadArguments(t *testing.T) {
+	c := sharedChecker(t)
+	for _, tc := range []struct {
+		files    map[string]string
+		scenario string
+		procs    int
+		want     string
+	}{
+		{nil, "nosuch", 0, `no scenario "nosuch"`},
+		{nil, "imbalance", 65, "65 Ps"},
+		{map[string]string{"proc.go": "proc.go"}, "imbalance", 0, "no lesson owns proc.go"},
+	} {
+		_, err := c.Trace(context.Background(), tc.files, tc.scenario, tc.procs, 1)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Trace(%v, %q, %d) = %v, want an error saying %q", tc.files, tc.scenario, tc.procs, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/checker"
+	"github.com/gmp-kata/gmp-kata/internal/diagram"
+	"github.com/gmp-kata/gmp-kata/internal/scenario"
+	"github.com/gmp-kata/gmp-kata/lessons"
+	"github.com/urfave/cli/v2"
+)
+
+// traceCommand runs a scenario with the learner's lesson files (or the
+// reference's) and draws what the scheduler did as an HTML page.
+var traceCommand = &cli.Command{
+	Name:  "trace",
+	Usage: "run a scenario with your scheduler and draw what every P and M did, as an HTML page",
+	ArgsUsage: "SCENARIO  (one of: " + strings.Join(scenario.Names(), ", ") + ")\n\n" +
+		"Your files are those of the lessons you have passed (or --lessons); the reference's fill in the rest.",
+	Flags: []cli.Flag{
+		&cli.BoolFlag{Name: "reference", Usage: "run the reference scheduler, not your files"},
+		&cli.BoolFlag{Name: "compare", Usage: "run yours and the reference's on the same seed, one above the other"},
+		&cli.StringFlag{Name: "lessons", Usage: "take your files of these lessons (`L,...`), not of the lessons you have passed"},
+		&cli.IntFlag{Name: "procs", Usage: "number of Ps (default: the scenario's own)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for the steal order"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "the HTML `FILE` to write (default: trace-SCENARIO.html)"},
+		&cli.BoolFlag{Name: "force", Usage: "overwrite FILE even if kata did not write it"},
+		&cli.BoolFlag{Name: "list", Usage: "list the scenarios and what each shows"},
+	},
+	Action: runTrace,
+}
+
+// traceGenerator marks the pages kata trace writes, so that it replaces
+// its own pages and nothing else without asking.
+const traceGenerator = `<meta name="generator" content="kata trace">`
+
+// A traced run: whose scheduler, and what it did.
+type tracedRun struct {
+	who    string // "your scheduler (lessons 01, 02)", "the reference"
+	result *scenario.Result
+	failed bool // the learner's scheduler went wrong on the way
+}
+
+func runTrace(c *cli.Context) error {
+	out := c.App.Writer
+	if c.Bool("list") {
+		for _, s := range scenario.All() {
+			fmt.Fprintf(out, "%-10s %d Ps  %s\n", s.Name, s.Procs, s.Short)
+		}
+		return nil
+	}
+	if c.NArg() != 1 {
+		return usageError("trace: name one scenario, like 'kata trace imbalance' (run 'kata trace --list')")
+	}
+	s, err := scenario.Lookup(c.Args().First())
+	if err != nil {
+		return usageError("trace: " + err.Error())
+	}
+	if c.Bool("reference") && c.Bool("compare") {
+		return usageError("trace: --compare already runs the reference beside yours; drop --reference")
+	}
+	procs, seed := c.Int("procs"), c.Uint64("seed")
+	if procs < 0 || procs > 64 {
+		return usageError(fmt.Sprintf("trace: --procs %d: want 1 to 64", procs))
+	}
+	file := c.String("out")
+	if file == "" {
+		file = "trace-" + s.Name + ".html"
+	}
+	if err := checkTraceFile(file, c.Bool("force")); err != nil {
+		return usageError(err.Error())
+	}
+
+	var runs []tracedRun
+	if !c.Bool("reference") {
+		run, err := traceWorkspace(c, s, procs, seed)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, *run)
+	}
+	if c.Bool("reference") || c.Bool("compare") {
+		r, err := scenario.Run(s, procs, seed)
+		if err != nil {
+			return couldNot(err)
+		}
+		runs = append(runs, tracedRun{who: "the reference", result: r})
+	}
+
+	for i, run := range runs {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "== %s\n", run.who)
+		scenario.Print(out, run.result, 72)
+	}
+	var page bytes.Buffer
+	if err := tracePage(s, seed, runs).Write(&page); err != nil {
+		return couldNot(err)
+	}
+	html := strings.Replace(page.String(), "<head>", "<head>\n"+traceGenerator, 1)
+	if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
+		return couldNot(fmt.Errorf("trace: %w", err))
+	}
+	abs, _ := filepath.Abs(file)
+	fmt.Fprintf(out, "\nwrote %s (open it in a browser)\n", abs)
+	for _, run := range runs {
+		if run.failed {
+			return cli.Exit("trace: "+run.who+" went wrong (see above); the page shows what it did", exitFailed)
+		}
+	}
+	return nil
+}
+
+// checkTraceFile refuses to overwrite a file kata trace did not write.
+func checkTraceFile(file string, force bool) error {
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) || force {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("trace: %v", err)
+	}
+	if !bytes.Contains(data, []byte(traceGenerator)) {
+		return fmt.Errorf("trace: %s exists and kata trace did not write it; choose another with -o FILE, or --force to overwrite it", file)
+	}
+	return nil
+}
+
+// traceWorkspace runs s with the learner's files: those of the lessons
+// they passed, or of --lessons.
+func traceWorkspace(c *cli.Context, s scenario.Scenario, procs int, seed uint64) (*tracedRun, error) {
+	ws, err := findWorkspace(c)
+	if err != nil {
+		return nil, usageError(err.Error() + " (or run 'kata trace " + s.Name + " --reference')")
+	}
+	var ls []*lessons.Lesson
+	if names := c.String("lessons"); names != "" {
+		ls, err = lookupLessons(strings.Split(names, ","))
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		for _, l := range lessons.Default.All() {
+			if ws.Progress.Passed(l.ID) {
+				ls = append(ls, l)
+			}
+		}
+	}
+	if len(ls) == 0 {
+		return nil, usageError("trace: you have not passed a lesson yet, so your scheduler is the reference's; pass one ('kata check 01'), name them with --lessons 01,02, or run with --reference")
+	}
+	files := map[string]string{}
+	var ids []string
+	for _, l := range ls {
+		for name, path := range ws.LessonFiles(l) {
+			files[name] = path
+		}
+		ids = append(ids, l.ID[:2])
+	}
+	who := fmt.Sprintf("your scheduler (your files of lesson %s, the reference's for the rest)", strings.Join(ids, ", "))
+	fmt.Fprintf(c.App.ErrWriter, "running %s with %s...\n", s.Name, who)
+	r, failed, err := traceFiles(c, s, files, procs, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &tracedRun{who: who, result: r, failed: failed}, nil
+}
+
+// traceFiles runs s in a program of its own built with files (base name →
+// path) in place of the reference's. A run that went wrong but got as far
+// as Wait returning is still drawn, with what went wrong.
+func traceFiles(c *cli.Context, s scenario.Scenario, files map[string]string, procs int, seed uint64) (r *scenario.Result, failed bool, err error) {
+	ck, err := checker.New(checker.Options{})
+	if err != nil {
+		return nil, false, couldNot(err)
+	}
+	run, err := ck.Trace(c.Context, files, s.Name, procs, seed)
+	var failure *checker.CodeFailure
+	if run == nil {
+		if errors.As(err, &failure) {
+			return nil, true, cli.Exit("trace: your scheduler did not get through "+s.Name+":\n"+err.Error(), exitFailed)
+		}
+		return nil, false, couldNot(err)
+	}
+	r = &scenario.Result{Scenario: s, Procs: run.Procs, Seed: run.Seed, Events: run.Events}
+	if run.WaitErr != "" {
+		r.Err = errors.New(run.WaitErr)
+	}
+	if err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "trace: your scheduler went wrong; the page shows the run as far as it got:\n%v\n", err)
+		return r, true, nil
+	}
+	return r, false, nil
+}
+
+// tracePage lays the runs out on one page, on one time scale.
+func tracePage(s scenario.Scenario, seed uint64, runs []tracedRun) *diagram.Page {
+	var span int64
+	for _, run := range runs {
+		if evs := run.result.Events; len(evs) > 0 {
+			span = max(span, evs[len(evs)-1].When-evs[0].When)
+		}
+	}
+	p := &diagram.Page{
+		Title:    "kata trace " + s.Name,
+		Subtitle: fmt.Sprintf("%s. Seed %d.", s.Short, seed),
+	}
+	for i, run := range runs {
+		r := run.result
+		sum := scenario.Summarize(r)
+		pr := diagram.PageRun{
+			Heading: fmt.Sprintf("%s%s: %d Ps, %s", strings.ToUpper(run.who[:1]), run.who[1:], r.Procs, sum.Span.Round(time.Microsecond)),
+			Header:  []string{"P", "runs", "Gs", "busy", "steals (Gs)", "stolen from", "preempted", "syscalls", "retaken"},
+			Totals: fmt.Sprintf("%d events: %d Gs created, %d finished; %d steals moved %d Gs; an M started spinning %d times; sysmon asked %d Gs to yield and retook %d Ps from system calls.",
+				sum.Events, sum.Created, sum.Ended, sum.Steals, sum.StolenGs, sum.SpinStarts, sum.PreemptReqs, sum.Retakes),
+			SVG: diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{ID: fmt.Sprintf("run%d", i), Span: span}),
+		}
+		for _, ps := range sum.Procs {
+			pr.Rows = append(pr.Rows, []string{fmt.Sprintf("P%d", ps.P), fmt.Sprint(ps.Runs), fmt.Sprint(ps.Gs), ps.Busy.Round(time.Microsecond).String(),
+				fmt.Sprintf("%d (%d)", ps.Steals, ps.StolenGs), fmt.Sprint(ps.StolenFrom), fmt.Sprint(ps.Preempted), fmt.Sprint(ps.Syscalls), fmt.Sprint(ps.Retaken)})
+		}
+		if r.Err != nil {
+			pr.Err = "Wait returned: " + r.Err.Error()
+		}
+		p.Runs = append(p.Runs, pr)
+	}
+	return p
+}

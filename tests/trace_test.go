@@ -1,0 +1,75 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTraceCompare is issue #6's "done when": in a workspace whose lesson 01
+// is the learner's own (here the reference's text), kata trace --compare
+// draws the learner's run above the reference's on the same seed.
+func TestTraceCompare(t *testing.T) {
+	bin := buildKata(t)
+	ws := filepath.Join(t.TempDir(), "ws")
+	out, code := run(t, bin, t.TempDir(), "init", ws)
+	require.Equal(t, 0, code, out)
+	ref, err := os.ReadFile("../solutions/runq.go")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "runq.go"), ref, 0o644))
+
+	out, code = run(t, bin, ws, "trace", "imbalance")
+	require.Equal(t, 2, code, "with no lesson passed there is nothing of the learner's to trace: %s", out)
+	require.Contains(t, out, "you have not passed a lesson yet")
+
+	out, code = run(t, bin, ws, "trace", "imbalance", "--compare", "--lessons", "01", "--seed", "7")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "== your scheduler (your files of lesson 01")
+	require.Contains(t, out, "== the reference")
+	require.Equal(t, 2, strings.Count(out, "201 Gs created, 201 finished"), "both runs ran every G: %s", out)
+	page, err := os.ReadFile(filepath.Join(ws, "trace-imbalance.html"))
+	require.NoError(t, err)
+	require.Equal(t, 2, strings.Count(string(page), `<svg class="timeline"`), "one timeline per run")
+	require.Contains(t, string(page), "Seed 7.")
+
+	// A lesson still a stub: the learner hears what failed, and no page
+	// pretends otherwise.
+	out, code = run(t, bin, ws, "trace", "pingpong", "--lessons", "02", "-o", "stub.html")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "not implemented")
+	_, err = os.Stat(filepath.Join(ws, "stub.html"))
+	require.True(t, os.IsNotExist(err), "no page for a run that never happened")
+}
+
+// TestTraceKeepsOthersFiles: kata trace replaces its own pages, and nothing
+// else without --force.
+func TestTraceKeepsOthersFiles(t *testing.T) {
+	bin := buildKata(t)
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.html")
+	require.NoError(t, os.WriteFile(mine, []byte("<p>my notes</p>"), 0o644))
+	out, code := run(t, bin, dir, "trace", "deadlock", "--reference", "-o", "notes.html")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, "kata trace did not write it")
+	data, err := os.ReadFile(mine)
+	require.NoError(t, err)
+	require.Equal(t, "<p>my notes</p>", string(data))
+
+	out, code = run(t, bin, dir, "trace", "deadlock", "--reference")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "all goroutines are asleep - deadlock!", "the deadlock scenario shows checkdead's verdict")
+	out, code = run(t, bin, dir, "trace", "deadlock", "--reference")
+	require.Equal(t, 0, code, "a second run replaces kata's own page: %s", out)
+
+	out, code = run(t, bin, dir, "trace", "imbalanse", "--reference")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, `no scenario "imbalanse"`)
+	out, code = run(t, bin, dir, "trace", "--list")
+	require.Equal(t, 0, code, out)
+	for _, name := range []string{"imbalance", "pingpong", "overflow", "burst", "syscall", "hog", "resize", "deadlock"} {
+		require.Contains(t, out, name)
+	}
+}
