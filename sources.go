@@ -1,8 +1,9 @@
-// Package gmpkata carries the course's Go sources inside the kata binary,
-// so that kata can grade a learner's workspace anywhere, offline: the
-// reference scheduler (solutions/), the learner's starting point
-// (skeleton/), and the scenarios kata trace runs on the learner's code
-// (internal/scenario/).
+// Package gmpkata carries the course's sources inside the kata binary, so
+// that kata can grade a learner's workspace anywhere, offline, and build
+// the book without a clone of the repository: the reference scheduler
+// (solutions/), the learner's starting point (skeleton/), the scenarios
+// kata trace runs on the learner's code (internal/scenario/), and the
+// book's chapters with the other files they include.
 package gmpkata
 
 import "embed"
@@ -11,3 +12,11 @@ import "embed"
 //
 //go:embed solutions/*.go skeleton/*.go internal/scenario/*.go
 var Sources embed.FS
+
+// Book holds the book's sources as a tree rooted like the repository:
+// book/src, every lesson's chapter, and every file a chapter includes
+// (TestEmbeddedBookBuilds in package book checks that it is all here).
+//
+//go:embed book/src/*.md lessons/*/chapter.md solutions/*.go skeleton/*.go
+//go:embed internal/workspace/classroom.yml checker/grade/testdata/pack
+var Book embed.FS

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	gmpkata "github.com/gmp-kata/gmp-kata"
 	"github.com/gmp-kata/gmp-kata/lessons"
 	_ "github.com/gmp-kata/gmp-kata/lessons/all"
 	"github.com/stretchr/testify/require"
@@ -130,4 +131,25 @@ func chapterFiles(t *testing.T) []string {
 		files = append(files, c.Source)
 	}
 	return files
+}
+
+// TestEmbeddedBookBuilds: the copy of the book kata carries (for `kata
+// book build` outside a clone) has every chapter and every included file,
+// and renders the same pages as the repository.
+func TestEmbeddedBookBuilds(t *testing.T) {
+	fromRepo, err := Build(Options{Src: repo()})
+	require.NoError(t, err)
+	embedded, err := Build(Options{Src: gmpkata.Book})
+	require.NoError(t, err, "a file the book includes is missing from gmpkata.Book: add it to the embed in sources.go")
+	for _, c := range []string{"index.html", "model.html", "01-ringbuffer.html", "grading.html"} {
+		require.Equal(t, articleOf(t, fromRepo.Files[c]), articleOf(t, embedded.Files[c]), "%s differs between the repository and the embedded copy", c)
+	}
+}
+
+// articleOf is a page's text without its timelines, which differ from run
+// to run.
+func articleOf(t *testing.T, page []byte) string {
+	m := articleRE.FindSubmatch(page)
+	require.NotNil(t, m)
+	return regexp.MustCompile(`(?s)<svg class="timeline".*?</svg>`).ReplaceAllString(string(m[1]), "")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	gmpkata "github.com/gmp-kata/gmp-kata"
 	"github.com/gmp-kata/gmp-kata/book"
 	"github.com/urfave/cli/v2"
 )
@@ -46,24 +47,25 @@ var bookCommand = &cli.Command{
 // what it wrote, so that a rebuild may replace it and nothing else.
 const bookMarker = ".kata-book"
 
-// bookSource finds the chapters: the repository kata is run in.
+// bookSource finds the chapters: in the clone of the repository kata is
+// run in, so that edits show; anywhere else, the copy kata carries. It
+// returns where they come from, to say so.
 func bookSource() (book.Options, string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return book.Options{}, "", err
 	}
-	root := book.FindRepo(wd)
-	if root == "" {
-		return book.Options{}, "", fmt.Errorf("book: run it inside a clone of the gmp-kata repository (%s is not in one); the chapters and the code they include are read from there", wd)
+	if root := book.FindRepo(wd); root != "" {
+		return book.Options{Src: book.RepoFS(root)}, root, nil
 	}
-	return book.Options{Src: book.RepoFS(root)}, root, nil
+	return book.Options{Src: gmpkata.Book}, "the copy kata carries (run inside a clone of the repository to see your edits)", nil
 }
 
 func runBookBuild(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError(fmt.Sprintf("book build: unexpected %q (the output directory is -o DIR)", c.Args().First()))
 	}
-	opts, _, err := bookSource()
+	opts, from, err := bookSource()
 	if err != nil {
 		return couldNot(err)
 	}
@@ -81,7 +83,7 @@ func runBookBuild(c *cli.Context) error {
 		return couldNot(err)
 	}
 	abs, _ := filepath.Abs(out)
-	fmt.Fprintf(c.App.Writer, "wrote %d chapters (%d files) to %s in %s\nopen %s\n", len(site.Chapters), len(site.Files), out,
+	fmt.Fprintf(c.App.Writer, "wrote %d chapters (%d files) from %s to %s in %s\nopen %s\n", len(site.Chapters), len(site.Files), from, out,
 		time.Since(start).Round(time.Millisecond), filepath.Join(abs, "index.html"))
 	return nil
 }
