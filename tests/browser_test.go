@@ -200,6 +200,13 @@ func TestBookInBrowser(t *testing.T) {
 	// A lesson chapter has its generated timeline.
 	b.do(t, "open lesson 01", chromedp.Navigate(url("01-ringbuffer.html")), chromedp.WaitVisible(chromedp.CSS("svg.timeline")))
 	require.Greater(t, eval[int](t, b, `document.querySelectorAll("svg.timeline .tl-run").length`), 10, "the timeline should show Gs running")
+	require.Equal(t, eval[int](t, b, `document.querySelectorAll("article pre").length`), eval[int](t, b, `document.querySelectorAll("article pre button.copy").length`),
+		"every code block has a copy button")
+	b.do(t, "copy a code block", chromedp.Click(chromedp.CSS("article pre button.copy")))
+	copied, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`document.querySelector("article pre button.copy").textContent === "Copied"`,
+		chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(10*time.Second)))
+	require.NoError(t, err, "the copy button should say it copied")
+	require.True(t, copied)
 	b.screenshot(t, "book-lesson01.png", 1280, true)
 
 	// On a phone: the table of contents folds away behind the menu button,

@@ -140,3 +140,33 @@
 addEventListener("beforeprint", function () {
   document.querySelectorAll("details").forEach(function (d) { d.open = true; });
 });
+
+// A copy button on every code block, as mdBook readers expect.
+document.querySelectorAll("article pre").forEach(function (pre) {
+  var b = document.createElement("button");
+  b.type = "button";
+  b.className = "copy";
+  b.textContent = "Copy";
+  b.title = "Copy this code";
+  b.addEventListener("click", function () {
+    var text = pre.querySelector("code") ? pre.querySelector("code").textContent : pre.textContent;
+    var done = function () { b.textContent = "Copied"; setTimeout(function () { b.textContent = "Copy"; }, 1500); };
+    // The old way works where the clipboard API is refused (some file://
+    // pages, some browsers).
+    var fallback = function () {
+      var ta = document.createElement("textarea");
+      ta.value = text;
+      document.body.appendChild(ta);
+      ta.select();
+      try { if (document.execCommand("copy")) done(); } catch (e) {}
+      ta.remove();
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
+    }
+  });
+  pre.classList.add("has-copy");
+  pre.appendChild(b);
+});
