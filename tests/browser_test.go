@@ -252,7 +252,15 @@ func TestTracePageInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("svg.timeline")))
 	require.GreaterOrEqual(t, eval[int](t, b, `document.querySelectorAll("svg.timeline .tl-lane").length`), 4+1, "a lane per P, per M and for sysmon")
 	require.Greater(t, eval[int](t, b, `document.querySelectorAll("svg.timeline .tl-run").length`), 100, "200 Gs ran")
-	box := eval[[]float64](t, b, `(function(){var r=document.querySelectorAll(".tl-run rect")[5].getBoundingClientRect();return [r.left+r.width/2,r.top+r.height/2];})()`)
+	// A bar whose middle nothing else (a steal's arrow) is drawn over.
+	box := eval[[]float64](t, b, `(function(){
+		for (const g of document.querySelectorAll(".tl-run")) {
+			const r = g.querySelector("rect").getBoundingClientRect(), x = r.left + r.width/2, y = r.top + r.height/2;
+			if (r.width >= 4 && document.elementFromPoint(x, y)?.closest(".tl-run") === g) return [x, y];
+		}
+		return null;
+	})()`)
+	require.Len(t, box, 2, "no G's bar can be hovered: every one is covered")
 	b.do(t, "hover over a G's bar", chromedp.MouseEvent("mouseMoved", box[0], box[1]), chromedp.WaitVisible(chromedp.CSS("#tip")))
 	tip := eval[string](t, b, `document.getElementById("tip").textContent`)
 	require.Regexp(t, `^G\d+ on P\d+ \(M\d+\) for `, tip, "hovering a bar says which G ran where, for how long")
