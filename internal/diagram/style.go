@@ -60,4 +60,5 @@ const Legend = `<div class="tl-legend">` +
 	`<span><svg width="10" height="10"><circle cx="5" cy="5" r="4" fill="var(--dg-preempt)"/></svg> sysmon asks a G to yield</span>` +
 	`<span><svg width="10" height="10"><rect x="1" y="1" width="8" height="8" fill="var(--dg-retake)"/></svg> sysmon retakes a P</span>` +
 	`<span><svg width="14" height="10"><rect width="14" height="10" class="tl-stw"/></svg> world stopped</span>` +
+	`<span><svg width="14" height="10"><rect width="14" height="10" class="tl-lane"/></svg> blank: a P idle, an M parked</span>` +
 	`</div>`
