@@ -5,6 +5,8 @@ package sched
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -104,4 +106,104 @@ func kitRun(t *testing.T, cfg Config, limit time.Duration, body func(*G)) error 
 // kitHint is the pointer to the hints at the end of a failure message.
 func kitHint(lesson string) string {
 	return " (stuck? kata hint " + lesson + ")"
+}
+
+// kitSem is a semaphore with at most one waiter, built on G.Park and
+// G.Ready the way channels are built on gopark and goready: the waiter
+// queues itself under a lock that Park's commit releases.
+type kitSem struct {
+	mu     sync.Mutex
+	waiter *G
+	tokens int
+}
+
+func (s *kitSem) acquire(gp *G) {
+	s.mu.Lock()
+	if s.tokens > 0 {
+		s.tokens--
+		s.mu.Unlock()
+		return
+	}
+	s.waiter = gp
+	gp.Park(func() bool { s.mu.Unlock(); return true })
+}
+
+func (s *kitSem) release(gp *G) {
+	s.mu.Lock()
+	if w := s.waiter; w != nil {
+		s.waiter = nil
+		s.mu.Unlock()
+		gp.Ready(w)
+		return
+	}
+	s.tokens++
+	s.mu.Unlock()
+}
+
+// kitBenchRun runs body as the one G of a fresh Runtime and waits for it;
+// the Runtime's start and close are not timed (body's b.Loop times itself).
+func kitBenchRun(b *testing.B, cfg Config, body func(gp *G)) {
+	b.Helper()
+	rt := New(cfg)
+	rt.Go(body)
+	if err := rt.Wait(); err != nil {
+		go rt.Close() // a broken scheduler may never finish closing
+		b.Fatal(err)
+	}
+	rt.Close()
+}
+
+// kitBenchPingPong times a round trip between two Gs over an unbuffered
+// channel on one P (/sched), and the same with two goroutines on
+// GOMAXPROCS 1 (/native). Each send readies the receiver through goready
+// into runnext: lesson 02 times it for runnext, lesson 06 for gopark.
+func kitBenchPingPong(b *testing.B) {
+	b.Run("sched", func(b *testing.B) {
+		kitBenchRun(b, Config{Procs: 1}, func(gp *G) {
+			ch := NewChan[int](0)
+			var wg WaitGroup
+			wg.Add(1)
+			gp.Go(func(gp *G) {
+				for {
+					v, ok := ch.Recv(gp)
+					if !ok {
+						break
+					}
+					ch.Send(gp, v+1)
+				}
+				wg.Done(gp)
+			})
+			i := 0
+			for b.Loop() {
+				ch.Send(gp, i)
+				if v, _ := ch.Recv(gp); v != i+1 {
+					panic("PingPong: the reply is not the value sent plus one")
+				}
+				i++
+			}
+			ch.Close(gp)
+			wg.Wait(gp)
+		})
+	})
+	b.Run("native", func(b *testing.B) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		ch := make(chan int)
+		done := make(chan struct{})
+		go func() {
+			for v := range ch {
+				ch <- v + 1
+			}
+			close(done)
+		}()
+		i := 0
+		for b.Loop() {
+			ch <- i
+			if v := <-ch; v != i+1 {
+				panic("PingPong: the reply is not the value sent plus one")
+			}
+			i++
+		}
+		close(ch)
+		<-done
+	})
 }

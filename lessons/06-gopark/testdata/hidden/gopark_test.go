@@ -465,38 +465,6 @@ func TestL06DeadlockReported(t *testing.T) {
 	}
 }
 
-// l06sem is a semaphore built on G.Park and G.Ready, the way channels are
-// built on gopark: the waiter queues itself under a lock that Park's
-// commit releases.
-type l06sem struct {
-	mu     sync.Mutex
-	waiter *G
-	tokens int
-}
-
-func (s *l06sem) acquire(gp *G) {
-	s.mu.Lock()
-	if s.tokens > 0 {
-		s.tokens--
-		s.mu.Unlock()
-		return
-	}
-	s.waiter = gp
-	gp.Park(func() bool { s.mu.Unlock(); return true })
-}
-
-func (s *l06sem) release(gp *G) {
-	s.mu.Lock()
-	if w := s.waiter; w != nil {
-		s.waiter = nil
-		s.mu.Unlock()
-		gp.Ready(w)
-		return
-	}
-	s.tokens++
-	s.mu.Unlock()
-}
-
 // TestL06Stress: channel ping-pong, a Mutex, a WaitGroup and a relay of
 // Gs parked with Park, all on 4 Ps under the race detector: every G runs
 // exactly once, every value arrives, the Mutex excludes.
@@ -513,7 +481,7 @@ func TestL06Stress(t *testing.T) {
 		var ran [total]atomic.Int32
 		counter := 0 // guarded by mu
 		var mu Mutex
-		sems := make([]l06sem, relay+1)
+		sems := make([]kitSem, relay+1)
 		var order []int // relay order, guarded by the relay itself
 		l06run(t, Config{Procs: 4, RandomizeScheduler: true}, &probs, func(gp *G) {
 			var wg WaitGroup
