@@ -166,6 +166,7 @@ func New(c Config) *Runtime {
 	sched := &schedt{done: make(chan struct{})}
 	sched.cfg = c.normalize()
 	sched.trace = c.Trace
+	sched.runq.sched = sched
 	sched.stopnote.init()
 	sched.sysmonnote.init()
 	sched.pollnote.init()

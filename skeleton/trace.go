@@ -33,6 +33,7 @@ const (
 	EvStopTheWorld                       // every P stopped
 	EvStartTheWorld                      // the world restarted; Arg: number of Ps
 	EvResize                             // procresize; Arg: new number of Ps
+	EvGlobalRunq                         // the global run queue changed: N Gs in (N > 0) or out (N < 0), G the first; Arg: its new length
 	evLast
 )
 
@@ -43,7 +44,7 @@ var eventKindStrings = [...]string{
 	EvSpinStart: "SpinStart", EvSpinStop: "SpinStop", EvProcStart: "ProcStart",
 	EvProcStop: "ProcStop", EvSysmonPreempt: "SysmonPreempt", EvSysmonRetake: "SysmonRetake",
 	EvSysmonSleep: "SysmonSleep", EvStopTheWorld: "StopTheWorld",
-	EvStartTheWorld: "StartTheWorld", EvResize: "Resize",
+	EvStartTheWorld: "StartTheWorld", EvResize: "Resize", EvGlobalRunq: "GlobalRunq",
 }
 
 func (k EventKind) String() string {
@@ -61,7 +62,7 @@ type Event struct {
 	P    int32 // the P it happened on, -1 if none
 	M    int64 // the M that did it, -1 if none
 	Arg  int64 // depends on Kind (see the EventKind constants)
-	N    int64 // EvSteal: number of Gs taken
+	N    int64 // EvSteal: number of Gs taken; EvGlobalRunq: Gs in (> 0) or out (< 0)
 }
 
 func (ev Event) String() string {
@@ -80,6 +81,8 @@ func (ev Event) String() string {
 		s += fmt.Sprintf(" from=P%d n=%d", ev.Arg, ev.N)
 	case EvGoPark:
 		s += " reason=" + waitReason(ev.Arg).String()
+	case EvGlobalRunq:
+		s += fmt.Sprintf(" n=%+d len=%d", ev.N, ev.Arg)
 	case EvGoCreate, EvGoStart, EvGoSyscallExit, EvSysmonSleep, EvStartTheWorld, EvResize:
 		s += fmt.Sprintf(" arg=%d", ev.Arg)
 	}

@@ -104,9 +104,14 @@ func (l *gList) pop() *g {
 // sched.runq.size unlocked, as a hint, and accepts the data race; here the
 // hint is atomic so that the race detector has nothing to report. Decisions
 // are always re-made under the lock.
+//
+// Every change is also traced (EvGlobalRunq), so that a timeline can draw
+// the queue's length: the global queue is where overflowing rings,
+// yielding and preempted Gs, and the Gs of destroyed Ps all meet.
 type globalRunq struct {
 	gQueue
 	sizeHint atomic.Int32
+	sched    *schedt // for the trace; nil in tests that build a bare schedt
 }
 
 // emptyHint reports whether the queue looked empty; call without the lock.
@@ -116,21 +121,35 @@ func (q *globalRunq) emptyHint() bool {
 
 func (q *globalRunq) push(gp *g) {
 	q.gQueue.push(gp)
-	q.sizeHint.Store(q.size)
+	q.changed(gp, 1)
 }
 
 func (q *globalRunq) pushBack(gp *g) {
 	q.gQueue.pushBack(gp)
-	q.sizeHint.Store(q.size)
+	q.changed(gp, 1)
 }
 
 func (q *globalRunq) pushBackAll(q2 gQueue) {
 	q.gQueue.pushBackAll(q2)
-	q.sizeHint.Store(q.size)
+	q.changed(q2.head, q2.size)
 }
 
 func (q *globalRunq) pop() *g {
 	gp := q.gQueue.pop()
-	q.sizeHint.Store(q.size)
+	if gp != nil {
+		q.changed(gp, -1)
+	}
 	return gp
+}
+
+// changed publishes the new size after n Gs (gp first) came or went.
+func (q *globalRunq) changed(gp *g, n int32) {
+	q.sizeHint.Store(q.size)
+	if n != 0 && q.sched != nil && q.sched.trace != nil {
+		var goid int64
+		if gp != nil {
+			goid = gp.goid
+		}
+		q.sched.emit(Event{Kind: EvGlobalRunq, G: goid, P: -1, M: -1, Arg: int64(q.size), N: int64(n)})
+	}
 }

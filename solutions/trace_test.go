@@ -85,7 +85,8 @@ func btTraceWorkload(t *testing.T, rt *Runtime) {
 // start after its end; EvGoStart never happens twice for a G without an
 // EvGoPark, EvGoSched, EvGoPreempt or EvGoSyscall in between; every
 // EvGoUnpark follows an EvGoPark not yet unparked; EvGoStart is on a P; every
-// EvSteal takes at least one G, from another P.
+// EvSteal takes at least one G, from another P; every EvGlobalRunq moves at
+// least one G and gives the length the queue's previous length implies.
 func TestTraceConsistent(t *testing.T) {
 	runs := 3
 	if testing.Short() {
@@ -93,23 +94,26 @@ func TestTraceConsistent(t *testing.T) {
 	}
 	for _, randomize := range []bool{false, true} {
 		t.Run(fmt.Sprintf("RandomizeScheduler %v", randomize), func(t *testing.T) {
-			steals := 0
+			steals, globals := 0, 0
 			for run := 0; run < runs; run++ {
 				var rec Recorder
 				rt := New(Config{Procs: 3, RandomizeScheduler: randomize, Seed: uint64(run + 1), Trace: rec.Record})
 				defer rt.Close()
 				btTraceWorkload(t, rt)
-				steals += btCheckTrace(t, rec.Events())
+				s, g := btCheckTrace(t, rec.Events())
+				steals, globals = steals+s, globals+g
 			}
 			// The spinning G's queued work can only run if other Ps steal it.
 			assert.Positive(t, steals, "EvSteal events over %d runs", runs)
+			// Gosched puts the G on the global queue.
+			assert.Positive(t, globals, "EvGlobalRunq events over %d runs", runs)
 		})
 	}
 }
 
 // btCheckTrace checks evs as TestTraceConsistent says, and returns the
-// number of EvSteal events.
-func btCheckTrace(t *testing.T, evs []Event) (steals int) {
+// number of EvSteal and EvGlobalRunq events.
+func btCheckTrace(t *testing.T, evs []Event) (steals, globals int) {
 	t.Helper()
 	type gState struct {
 		created, ended int
@@ -124,7 +128,20 @@ func btCheckTrace(t *testing.T, evs []Event) (steals int) {
 			t.Errorf("event #%d %v: %s\ncontext:\n%s", i, evs[i], fmt.Sprintf(format, args...), btDump(evs[lo:hi]))
 		}
 	}
+	var globalLen int64 // the global run queue starts empty
 	for i, ev := range evs {
+		if ev.Kind == EvGlobalRunq {
+			globals++
+			switch {
+			case ev.N == 0:
+				fail(i, "EvGlobalRunq that moved no G")
+			case ev.Arg != globalLen+ev.N:
+				fail(i, "global run queue of %d Gs after %+d; expected %d (it had %d)", ev.Arg, ev.N, globalLen+ev.N, globalLen)
+			case ev.Arg < 0:
+				fail(i, "global run queue of negative length %d", ev.Arg)
+			}
+			globalLen = ev.Arg
+		}
 		if ev.Kind == EvSteal {
 			steals++
 			if ev.N < 1 {
@@ -192,7 +209,7 @@ func btCheckTrace(t *testing.T, evs []Event) (steals int) {
 			t.Errorf("G %d: %d EvGoEnd events; expected exactly 1", id, s.ended)
 		}
 	}
-	return steals
+	return steals, globals
 }
 
 // TestTraceSyscallExitBeforeRequeue: a G leaving a syscall that finds no P

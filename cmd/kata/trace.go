@@ -218,9 +218,8 @@ func tracePage(s scenario.Scenario, seed uint64, runs []tracedRun) *diagram.Page
 		pr := diagram.PageRun{
 			Heading: fmt.Sprintf("%s%s: %d Ps, %s", strings.ToUpper(run.who[:1]), run.who[1:], r.Procs, sum.Span.Round(time.Microsecond)),
 			Header:  []string{"P", "runs", "Gs", "busy", "steals (Gs)", "stolen from", "preempted", "syscalls", "retaken"},
-			Totals: fmt.Sprintf("%d events: %d Gs created, %d finished; %d steals moved %d Gs; an M started spinning %d times; sysmon asked %d Gs to yield and retook %d Ps from system calls.",
-				sum.Events, sum.Created, sum.Ended, sum.Steals, sum.StolenGs, sum.SpinStarts, sum.PreemptReqs, sum.Retakes),
-			SVG: diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{ID: fmt.Sprintf("run%d", i), Span: span}),
+			Totals:  sum.Totals(),
+			SVG:     diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{ID: fmt.Sprintf("run%d", i), Span: span}),
 		}
 		for _, ps := range sum.Procs {
 			pr.Rows = append(pr.Rows, []string{fmt.Sprintf("P%d", ps.P), fmt.Sprint(ps.Runs), fmt.Sprint(ps.Gs), ps.Busy.Round(time.Microsecond).String(),

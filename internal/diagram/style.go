@@ -8,13 +8,13 @@ const CSS = `
   --dg-fg: #1f2328; --dg-muted: #6e7781; --dg-lane: #f3f4f6; --dg-lane-line: #d0d7de;
   --dg-proc: #b6d4fe; --dg-spin: #f59e0b; --dg-syscall: #a78bfa; --dg-steal: #0969da;
   --dg-preempt: #d1242f; --dg-retake: #8250df; --dg-sleep: #8c959f; --dg-stw: rgba(110,119,129,.18);
-  --dg-resize: #1a7f37; --dg-state: #ffffff; --dg-state-line: #57606a;
+  --dg-resize: #1a7f37; --dg-global: #57606a; --dg-state: #ffffff; --dg-state-line: #57606a;
 }
 html[data-theme=dark] {
   --dg-fg: #e6edf3; --dg-muted: #9198a1; --dg-lane: #1c2128; --dg-lane-line: #30363d;
   --dg-proc: #1f4b8f; --dg-spin: #d29922; --dg-syscall: #8957e5; --dg-steal: #58a6ff;
   --dg-preempt: #ff7b72; --dg-retake: #bc8cff; --dg-sleep: #6e7681; --dg-stw: rgba(145,152,161,.22);
-  --dg-resize: #3fb950; --dg-state: #161b22; --dg-state-line: #8b949e;
+  --dg-resize: #3fb950; --dg-global: #8b949e; --dg-state: #161b22; --dg-state-line: #8b949e;
 }
 svg.timeline, svg.statemachine { font: 11px system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 100%; height: auto; }
 .tl-title { fill: var(--dg-fg); font-weight: 600; font-size: 13px; }
@@ -37,6 +37,8 @@ svg.timeline, svg.statemachine { font: 11px system-ui, -apple-system, "Segoe UI"
 .tl-retake rect { fill: var(--dg-retake); }
 .tl-sleep circle { fill: var(--dg-sleep); }
 .tl-stw { fill: var(--dg-stw); }
+.tl-global rect { fill: var(--dg-global); }
+.tl-global rect:hover { stroke: var(--dg-fg); stroke-width: 1; }
 .tl-resize line { stroke: var(--dg-resize); stroke-width: 1.5; }
 .tl-resize text { fill: var(--dg-resize); font-weight: 600; }
 .tl-axis line { stroke: var(--dg-muted); }
@@ -60,5 +62,6 @@ const Legend = `<div class="tl-legend">` +
 	`<span><svg width="10" height="10"><circle cx="5" cy="5" r="4" fill="var(--dg-preempt)"/></svg> sysmon asks a G to yield</span>` +
 	`<span><svg width="10" height="10"><rect x="1" y="1" width="8" height="8" fill="var(--dg-retake)"/></svg> sysmon retakes a P</span>` +
 	`<span><svg width="14" height="10"><rect width="14" height="10" class="tl-stw"/></svg> world stopped</span>` +
+	`<span><svg width="14" height="10"><path d="M0,10 v-4 h4 v-5 h5 v7 h5 v2 z" fill="var(--dg-global)"/></svg> Gs waiting in the global run queue</span>` +
 	`<span><svg width="14" height="10"><rect width="14" height="10" class="tl-lane"/></svg> blank: a P idle, an M parked</span>` +
 	`</div>`

@@ -43,13 +43,24 @@ type Mark struct {
 	N    int64
 }
 
+// A Level is the global run queue's length from When on.
+type Level struct {
+	When int64
+	Len  int64
+}
+
 // A Layout is a run turned into lanes, spans and marks, ready to draw.
 type Layout struct {
 	Lanes  []string // top to bottom
 	Spans  []Span
 	Marks  []Mark
+	Global []Level // the global run queue's length, on the "global" lane
 	T0, T1 int64
 }
+
+// globalLane is the lane of the global run queue's length, drawn only for
+// a run whose global queue was ever used.
+const globalLane = "global"
 
 // Lay turns a run's events into a Layout: G runs on P lanes; Ms holding
 // Ps, spinning and in system calls on M lanes; sysmon's actions on its
@@ -74,10 +85,16 @@ func Lay(r Run) *Layout {
 			seenM[ev.M] = true
 			ms = append(ms, ev.M)
 		}
+		if ev.Kind == sched.EvGlobalRunq {
+			l.Global = append(l.Global, Level{When: ev.When, Len: ev.Arg})
+		}
 	}
 	slices.Sort(ms)
 	for p := 0; p < procs; p++ {
 		l.Lanes = append(l.Lanes, fmt.Sprintf("P%d", p))
+	}
+	if len(l.Global) > 0 {
+		l.Lanes = append(l.Lanes, globalLane)
 	}
 	for _, m := range ms {
 		l.Lanes = append(l.Lanes, fmt.Sprintf("M%d", m))
@@ -186,15 +203,16 @@ func Lay(r Run) *Layout {
 
 // Drawing constants, in SVG user units (about pixels at 100%).
 const (
-	svgWidth  = 960
-	labelW    = 58
-	rightPad  = 12
-	topPad    = 8
-	pLaneH    = 24
-	mLaneH    = 14
-	laneGap   = 4
-	axisH     = 26
-	minSpanPx = 0.6
+	svgWidth    = 960
+	labelW      = 58
+	rightPad    = 12
+	topPad      = 8
+	pLaneH      = 24
+	globalLaneH = 22
+	mLaneH      = 14
+	laneGap     = 4
+	axisH       = 26
+	minSpanPx   = 0.6
 )
 
 // Options change how a timeline is drawn.
@@ -225,8 +243,11 @@ func (l *Layout) SVG(o Options) string {
 	}
 	for _, lane := range l.Lanes {
 		lh := float64(mLaneH)
-		if lane[0] == 'P' {
+		switch {
+		case lane[0] == 'P':
 			lh = pLaneH
+		case lane == globalLane:
+			lh = globalLaneH
 		}
 		y[lane], h[lane] = cur, lh
 		cur += lh + laneGap
@@ -288,6 +309,7 @@ func (l *Layout) SVG(o Options) string {
 			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" class="tl-syscall"><title>%s</title></rect>`+"\n", x(s.Start), ly+1, w, lh-2, esc(s.Note))
 		}
 	}
+	l.drawGlobal(&b, x, y[globalLane], h[globalLane])
 	resizes := 0
 	for _, m := range l.Marks {
 		mx := x(m.When)
@@ -330,6 +352,55 @@ func (l *Layout) SVG(o Options) string {
 	}
 	b.WriteString("</g>\n</svg>")
 	return b.String()
+}
+
+// drawGlobal draws the global run queue's length as bars on its lane, one
+// bar per stretch of picture where the most it held stays the same, so
+// that a run of thousands of changes stays a few hundred elements. Heights
+// are relative to the run's peak, which the lane's hover text gives.
+func (l *Layout) drawGlobal(b *strings.Builder, x func(int64) float64, ly, lh float64) {
+	if len(l.Global) == 0 {
+		return
+	}
+	var peak int64
+	for _, lv := range l.Global {
+		peak = max(peak, lv.Len)
+	}
+	if peak == 0 {
+		return
+	}
+	// The most the queue held in each pixel column.
+	x0, x1 := x(l.T0), x(l.T1)
+	cols := make([]int64, int(math.Ceil(x1-x0))+1)
+	col := func(t int64) int { return min(max(int(x(t)-x0), 0), len(cols)-1) }
+	for i, lv := range l.Global {
+		end := l.T1
+		if i+1 < len(l.Global) {
+			end = l.Global[i+1].When
+		}
+		for c := col(lv.When); c <= col(end); c++ {
+			cols[c] = max(cols[c], lv.Len)
+			if end == lv.When {
+				break
+			}
+		}
+	}
+	fmt.Fprintf(b, `<g class="tl-global"><title>the global run queue: at most %d Gs at once</title>`, peak)
+	for c := 0; c < len(cols); {
+		e := c + 1
+		for e < len(cols) && cols[e] == cols[c] {
+			e++
+		}
+		if n := cols[c]; n > 0 {
+			bh := math.Max(float64(n)/float64(peak)*(lh-2), 1.5)
+			// The time this stretch of columns covers, for the hover text.
+			from := l.T0 + int64(float64(c)/(x1-x0)*float64(l.T1-l.T0))
+			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%d" height="%.1f"><title>global run queue: %d G(s), around %s</title></rect>`,
+				x0+float64(c), ly+lh-1-bh, e-c, bh, n, dur(from-l.T0))
+		}
+		c = e
+	}
+	b.WriteString("</g>\n")
 }
 
 // niceStep returns a tick step of 1, 2 or 5 times a power of ten that cuts

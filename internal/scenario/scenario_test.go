@@ -28,9 +28,15 @@ func TestSummaryAgreesWithEvents(t *testing.T) {
 
 			count := map[sched.EventKind]int{}
 			starts := make([]int, r.Procs)
-			stolen := 0
+			stolen, globalIn, globalPeak := 0, 0, int64(0)
 			for _, ev := range r.Events {
 				count[ev.Kind]++
+				if ev.Kind == sched.EvGlobalRunq {
+					if ev.N > 0 {
+						globalIn += int(ev.N)
+					}
+					globalPeak = max(globalPeak, ev.Arg)
+				}
 				if ev.Kind == sched.EvGoStart {
 					starts[ev.P]++
 				}
@@ -47,6 +53,8 @@ func TestSummaryAgreesWithEvents(t *testing.T) {
 			}
 			require.Equal(t, count[sched.EvSteal], sum.Steals, "steals")
 			require.Equal(t, stolen, sum.StolenGs, "Gs stolen")
+			require.Equal(t, globalIn, sum.GlobalIn, "Gs put on the global run queue")
+			require.EqualValues(t, globalPeak, sum.GlobalPeak, "the global run queue's peak")
 			total := 0
 			for i, p := range sum.Procs {
 				require.Equal(t, starts[i], p.Runs, "runs on P%d", i)

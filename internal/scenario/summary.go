@@ -35,6 +35,8 @@ type Summary struct {
 	SpinStarts  int // Ms that started spinning
 	PreemptReqs int // sysmon's preemption requests
 	Retakes     int // Ps sysmon took back from system calls
+	GlobalIn    int // Gs put on the global run queue
+	GlobalPeak  int // the most Gs the global run queue held at once
 }
 
 // A span is one stretch of a G running on a P.
@@ -108,6 +110,11 @@ func Summarize(r *Result) Summary {
 			s.SpinStarts++
 		case sched.EvSysmonPreempt:
 			s.PreemptReqs++
+		case sched.EvGlobalRunq:
+			if ev.N > 0 {
+				s.GlobalIn += int(ev.N)
+			}
+			s.GlobalPeak = max(s.GlobalPeak, int(ev.Arg))
 		}
 	}
 	return s
@@ -116,6 +123,12 @@ func Summarize(r *Result) Summary {
 type pspan struct {
 	span
 	p int32
+}
+
+// Totals says in one sentence what the whole run did.
+func (s Summary) Totals() string {
+	return fmt.Sprintf("%d events in %s: %d Gs created, %d finished; %d steals moved %d Gs; %d Gs went through the global run queue, which held at most %d; an M started spinning %d times; sysmon asked %d Gs to yield and retook %d Ps from system calls.",
+		s.Events, round(s.Span), s.Created, s.Ended, s.Steals, s.StolenGs, s.GlobalIn, s.GlobalPeak, s.SpinStarts, s.PreemptReqs, s.Retakes)
 }
 
 // spans pairs each EvGoStart with the event that ends that stretch of
@@ -153,8 +166,7 @@ func Print(w io.Writer, r *Result, width int) {
 	}
 	fmt.Fprintln(w)
 	printTimeline(w, r, width)
-	fmt.Fprintf(w, "\n%d events in %s: %d Gs created, %d finished; %d steals moved %d Gs; %d times an M started spinning; sysmon asked %d Gs to yield and retook %d Ps from system calls\n",
-		s.Events, round(s.Span), s.Created, s.Ended, s.Steals, s.StolenGs, s.SpinStarts, s.PreemptReqs, s.Retakes)
+	fmt.Fprintf(w, "\n%s\n", s.Totals())
 	if r.Err != nil {
 		fmt.Fprintf(w, "\nWait returned: %v\n", r.Err)
 	}
