@@ -102,7 +102,7 @@ func runGrade(c *cli.Context) error {
 		return err
 	}
 	if !checker.MemoryLimitEnforced {
-		fmt.Fprintln(errw, "kata: grade: the memory limit is enforced on Linux only; here a run may use all the memory there is")
+		fmt.Fprintln(errw, "kata: grade: the memory limit is not enforced on Windows; here a run may use all the memory there is (grade on Linux or macOS to have it)")
 	}
 
 	printer := grade.NewPrinter(errw, isTerminal(errw))
