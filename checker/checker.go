@@ -36,8 +36,8 @@ type Options struct {
 	// MaxMemory bounds the resident memory of a run's processes together
 	// (the go command, compiler, linker and test binary), in bytes; past
 	// it the run is killed and the test running fails. 0: no limit. A
-	// watchdog reads /proc, so the limit holds on Linux only
-	// (MemoryLimitEnforced); elsewhere it is ignored.
+	// watchdog reads /proc (Linux) or asks ps (other Unixes); on Windows
+	// the limit is ignored (MemoryLimitEnforced).
 	MaxMemory int64
 	// MaxTimeouts: once this many of a lesson's tests have been stopped
 	// for running out of time (or memory, or output), its tests that have
@@ -294,45 +294,21 @@ func (c *Checker) settle(rr *runResult, names []string, replace map[string]strin
 		}
 		return testMessage(c.summarizePanicIn(rr.mod, o.output, replace), fallback)
 	}
-	if h.Wrapped {
-		for _, name := range names {
-			o := rr.s.tests[name]
-			var elapsed float64
-			if o != nil {
-				elapsed = o.elapsed
-			}
-			switch h.Verdicts[name] {
-			case "pass":
-				record(name, StatusPass, "", elapsed)
-			case "fail":
-				record(name, StatusFail, message(o, "failed"), elapsed)
-			case "skip":
-				record(name, StatusFail, message(o, "skipped"), elapsed)
-			default:
-				record(name, StatusFail, "did not run", 0)
-			}
-		}
-		return
-	}
-	// The harness could not wrap the tests (a Go whose testing.M it does
-	// not know): take the stream's verdicts, checked against the exit code.
-	failed := false
-	for _, name := range names {
-		if o := rr.s.tests[name]; o != nil && o.finished && o.action != "pass" {
-			failed = true
-		}
-	}
 	for _, name := range names {
 		o := rr.s.tests[name]
-		switch {
-		case o == nil || !o.finished:
-			record(name, StatusFail, "did not run", 0)
-		case o.action == "pass" && h.Code != 0 && !failed:
-			record(name, StatusFail, "the test binary's exit status says a test failed, but its output says every test passed: that output cannot be trusted", o.elapsed)
-		case o.action == "pass":
-			record(name, StatusPass, "", o.elapsed)
+		var elapsed float64
+		if o != nil {
+			elapsed = o.elapsed
+		}
+		switch h.Verdicts[name] {
+		case "pass":
+			record(name, StatusPass, "", elapsed)
+		case "fail":
+			record(name, StatusFail, message(o, "failed"), elapsed)
+		case "skip":
+			record(name, StatusFail, message(o, "skipped"), elapsed)
 		default:
-			record(name, StatusFail, message(o, "failed"), o.elapsed)
+			record(name, StatusFail, "did not run", 0)
 		}
 	}
 }
@@ -457,20 +433,37 @@ func (c *Checker) compileErrorsIn(mod *module, lines []string, replace map[strin
 		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
 			continue
 		}
-		file, rest, ok := strings.Cut(l, ":")
-		if ok && strings.HasSuffix(file, ".go") {
-			abs := file
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(mod.dir, file)
-			}
-			abs = filepath.Clean(abs)
+		if indent, abs, rest, ok := messageFile(l, mod.dir); ok {
 			if shown, ok := learner[abs]; ok {
-				l = shown + ":" + rest
+				l = indent + shown + rest
 			} else if strings.HasPrefix(abs, mod.pkgDir+string(filepath.Separator)) {
-				l = filepath.Base(abs) + " (reference):" + rest
+				base := filepath.Base(abs)
+				if strings.HasPrefix(base, "zz_") {
+					l = indent + base + " (hidden test)" + rest
+				} else {
+					l = indent + base + " (reference)" + rest
+				}
 			}
 		}
 		out = append(out, l)
 	}
 	return out
+}
+
+// messageFile splits a compiler message ("runq.go:12:3: undefined: x", or
+// "\trunq.go:9:6: other declaration of x") into its indentation, the
+// absolute path of the file it is about (relative paths are from dir),
+// and the rest (":12:3: undefined: x"); ok is false if it names no Go
+// file.
+func messageFile(l, dir string) (indent, abs, rest string, ok bool) {
+	t := strings.TrimLeft(l, " \t")
+	i := strings.Index(t, ".go:")
+	if i < 0 {
+		return "", "", "", false
+	}
+	abs = t[:i+len(".go")]
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, abs)
+	}
+	return l[:len(l)-len(t)], filepath.Clean(abs), t[i+len(".go"):], true
 }

@@ -4,7 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The harness is a TestMain kata adds to every graded package. The test
@@ -12,18 +19,28 @@ import (
 // print anything there, including the lines test2json takes for a test's
 // result (framed by the \x16 byte or not), and then leave with os.Exit or
 // syscall.Exit. So kata does not take a pass from that stream alone: the
-// harness wraps every test function, records its verdict when it ends, and
-// after m.Run writes the verdicts to a file named in the environment,
-// with a nonce only that run knows. A run that does not leave that file
-// (it exited, crashed or was killed) proves no pass; its failures still
-// count, its passes are run again.
+// harness records every test's verdict when it ends, and after m.Run
+// writes the verdicts to a file named in the environment, with a nonce
+// only that run knows. A run that does not leave that file (it exited,
+// crashed or was killed) proves no pass; its failures still count, its
+// passes are run again.
+//
+// To see every test end, the harness must stand between go test and the
+// test functions. The testing package offers no hook for that, so kata
+// makes one in the sources, which it controls: each hidden test file is
+// overlaid with its tests renamed (TestXxx becomes kataTest_TestXxx, in
+// place, so no line moves), and the harness declares a TestXxx of its own
+// for each that records the verdict and calls the renamed one. Messages
+// shown to the learner map the names back (see unrenameTests).
 //
 // This raises the bar; it does not make the harness safe from code that
-// sets out to defeat it: see the threat model in book/src/grading.md.
+// sets out to defeat it (that code is compiled into the same package, and
+// can reach the harness's variables as well as its environment): see the
+// threat model in book/src/grading.md.
 
 // harnessVersion changes whenever the harness's protocol or the way a
 // grade is read from it does; it is part of every Checker's fingerprint.
-const harnessVersion = 1
+const harnessVersion = 2
 
 // Environment variables the harness reads (and unsets before any test
 // runs).
@@ -35,27 +52,48 @@ const (
 // harnessFile is the name the harness gets in the graded package.
 const harnessFile = "zz_kata_harness_test.go"
 
-// harnessSource is the harness. It reaches the test functions through the
-// unexported tests field of testing.M (stable since Go 1.4); if a future Go
-// renames it, the harness still reports completion and the exit code, and
-// the checker falls back to the stream's verdicts checked against that
-// code.
-const harnessSource = `package sched
+// renamedPrefix is put before the name of every test of a hidden test
+// file. It is unusual enough that no test or learner's code uses it by
+// chance; a learner's function of that name clashes with the renamed test
+// and the package does not compile.
+const renamedPrefix = "kataTest_"
+
+// harnessHead is the harness up to its wrappers, which harnessSource adds.
+const harnessHead = `package sched
 
 // Added by kata when grading: see checker/harness.go.
 
 import (
 	"encoding/json"
 	"os"
-	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"unsafe"
 )
 
-var kataHarnessEntered atomic.Bool
+var (
+	kataHarnessEntered atomic.Bool
+	kataMu             sync.Mutex
+	kataVerdicts       = map[string]string{}
+)
+
+// kataRecord records t's verdict under name once t and its subtests have
+// ended (its cleanup, registered first, runs after the test's own).
+func kataRecord(t *testing.T, name string) {
+	t.Cleanup(func() {
+		v := "pass"
+		switch {
+		case t.Failed():
+			v = "fail"
+		case t.Skipped():
+			v = "skip"
+		}
+		kataMu.Lock()
+		kataVerdicts[name] = v
+		kataMu.Unlock()
+	})
+}
 
 func TestMain(m *testing.M) {
 	path, nonce := os.Getenv("` + envDoneFile + `"), os.Getenv("` + envNonce + `")
@@ -65,48 +103,110 @@ func TestMain(m *testing.M) {
 	if pc, _, _, ok := runtime.Caller(1); !ok || runtime.FuncForPC(pc) == nil || runtime.FuncForPC(pc).Name() != "main.main" {
 		honest = false // TestMain called by the code under test
 	}
-	var mu sync.Mutex
-	verdicts := map[string]string{}
-	wrapped := false
-	if f := reflect.ValueOf(m).Elem().FieldByName("tests"); f.IsValid() && f.Type() == reflect.TypeFor[[]testing.InternalTest]() {
-		tests := *(*[]testing.InternalTest)(unsafe.Pointer(f.UnsafeAddr()))
-		for i := range tests {
-			name, fn := tests[i].Name, tests[i].F
-			tests[i].F = func(t *testing.T) {
-				t.Cleanup(func() {
-					v := "pass"
-					switch {
-					case t.Failed():
-						v = "fail"
-					case t.Skipped():
-						v = "skip"
-					}
-					mu.Lock()
-					verdicts[name] = v
-					mu.Unlock()
-				})
-				fn(t)
-			}
-		}
-		wrapped = true
-	}
 	code := m.Run()
 	if path != "" {
-		mu.Lock()
-		data, _ := json.Marshal(map[string]any{"nonce": nonce, "code": code, "honest": honest, "wrapped": wrapped, "verdicts": verdicts})
-		mu.Unlock()
+		kataMu.Lock()
+		data, _ := json.Marshal(map[string]any{"nonce": nonce, "honest": honest, "verdicts": kataVerdicts})
+		kataMu.Unlock()
 		_ = os.WriteFile(path, data, 0o600)
 	}
 	os.Exit(code)
 }
+
+// The hidden tests, each recorded, then run under its renamed name.
 `
+
+// harnessSource returns the harness for a package whose hidden tests,
+// renamed by renameTests, are tests.
+func harnessSource(tests []string) []byte {
+	var b strings.Builder
+	b.WriteString(harnessHead)
+	for _, name := range tests {
+		fmt.Fprintf(&b, "\nfunc %s(t *testing.T) { kataRecord(t, %q); %s(t) }\n", name, name, renamedPrefix+name)
+	}
+	return []byte(b.String())
+}
+
+// renameTests renames, in the source of a test file, every function go
+// test would run as a test to renamedPrefix+name, and returns the new
+// source and the tests' original names, in order. Only those identifiers
+// change, within their lines, so every line keeps its number (and compile
+// errors and tracebacks their positions). A file that does not parse is
+// returned as it is, for the compiler to report.
+func renameTests(src []byte) ([]byte, []string) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return src, nil
+	}
+	var out []byte
+	var names []string
+	last := 0
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		// TestMain is go test's own, and the harness's: left as it is, a
+		// hidden one clashes with the harness's.
+		if !ok || fn.Recv != nil || fn.Name.Name == "TestMain" || !isTestName(fn.Name.Name) || !takesT(fn.Type) {
+			continue
+		}
+		off := fset.File(fn.Name.Pos()).Offset(fn.Name.Pos())
+		out = append(out, src[last:off]...)
+		out = append(out, renamedPrefix...)
+		last = off
+		names = append(names, fn.Name.Name)
+	}
+	return append(out, src[last:]...), names
+}
+
+// isTestName reports whether go test takes a function of this name for a
+// test: "Test", then nothing or a rune that is not lower case (as
+// cmd/go/internal/load's isTest).
+func isTestName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "Test")
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return !unicode.IsLower(r)
+}
+
+// takesT reports whether a function has a test's signature: no type
+// parameters, no results, one parameter of type *T or *x.T (as
+// cmd/go/internal/load's isTestFunc: go test cannot know how testing was
+// imported either). go test refuses a function named like a test with
+// another signature: it is left alone, for go test to say so.
+func takesT(ft *ast.FuncType) bool {
+	if ft.TypeParams != nil || ft.Results != nil && len(ft.Results.List) > 0 ||
+		ft.Params == nil || len(ft.Params.List) != 1 || len(ft.Params.List[0].Names) > 1 {
+		return false
+	}
+	star, ok := ft.Params.List[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	switch x := star.X.(type) {
+	case *ast.Ident:
+		return x.Name == "T"
+	case *ast.SelectorExpr:
+		return x.Sel.Name == "T"
+	}
+	return false
+}
+
+// unrenameTests gives the renamed tests back their names in a line the
+// test binary printed (a traceback's frames, a race report), for the
+// learner, who knows them by those.
+func unrenameTests(line string) string {
+	return strings.ReplaceAll(line, renamedPrefix+"Test", "Test")
+}
 
 // harnessReport is what the harness wrote.
 type harnessReport struct {
 	Nonce    string            `json:"nonce"`
-	Code     int               `json:"code"`
 	Honest   bool              `json:"honest"`
-	Wrapped  bool              `json:"wrapped"`
 	Verdicts map[string]string `json:"verdicts"`
 }
 

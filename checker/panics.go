@@ -16,7 +16,8 @@ var (
 // summarizePanic shortens a panic's traceback for a learner: the panic
 // line, then up to four frames of the scheduler package, each with its file
 // shown as the learner knows it (their file, a reference file, or the
-// hidden test), leaving out the testing and runtime frames.
+// hidden test), leaving out the testing, runtime and harness frames. The
+// hidden tests' frames have their names back already (see stream.add).
 func (c *Checker) summarizePanic(lines []string, replace map[string]string) []string {
 	return c.summarizePanicIn(c.mod, lines, replace)
 }
@@ -45,6 +46,12 @@ func (c *Checker) summarizePanicIn(mod *module, lines []string, replace map[stri
 		fn := strings.TrimSpace(lines[i])
 		m := frameFile.FindStringSubmatch(lines[i+1])
 		if m == nil || !strings.Contains(fn, "gmpkata.grade/solutions.") {
+			continue
+		}
+		if filepath.Base(m[1]) == harnessFile {
+			// The wrapper that runs a hidden test: the test's own frame,
+			// just above, says where it was.
+			i++
 			continue
 		}
 		name := fn

@@ -31,7 +31,9 @@ func (c *Checker) Repeat(ctx context.Context, ls []*lessons.Lesson, n int) (map[
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	replace, err := r.overlay(c.mod)
+	// The tests run as they are graded: renamed, under the harness (which,
+	// with no file named in its environment, reports nothing).
+	replace, err := r.overlay(c.mod, tmp)
 	if err != nil {
 		return nil, err
 	}

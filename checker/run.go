@@ -70,8 +70,10 @@ type runResult struct {
 const gapAllowance = 30 * time.Second
 
 // overlay returns the -overlay replacements: the learner's files over the
-// reference's in mod, and the hidden tests added to the package.
-func (r *run) overlay(mod *module) (map[string]string, error) {
+// reference's in mod, the hidden tests added to the package with their
+// tests renamed, and the harness that runs them under their own names (see
+// harness.go). The renamed files and the harness are written in tmp.
+func (r *run) overlay(mod *module, tmp string) (map[string]string, error) {
 	replace := map[string]string{}
 	for base, learner := range r.replace {
 		abs, err := filepath.Abs(learner)
@@ -80,14 +82,38 @@ func (r *run) overlay(mod *module) (map[string]string, error) {
 		}
 		replace[filepath.Join(mod.pkgDir, base)] = abs
 	}
+	renamed := filepath.Join(tmp, "hidden")
+	if err := os.Mkdir(renamed, 0o755); err != nil {
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	var tests []string
+	seen := map[string]bool{}
 	add := func(srcDir, prefix string) error {
 		entries, err := os.ReadDir(srcDir)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), "_test.go") {
-				replace[filepath.Join(mod.pkgDir, prefix+e.Name())] = filepath.Join(srcDir, e.Name())
+			if !strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(srcDir, e.Name()))
+			if err != nil {
+				return err
+			}
+			out, names := renameTests(src)
+			name := prefix + e.Name()
+			if err := os.WriteFile(filepath.Join(renamed, name), out, 0o644); err != nil {
+				return err
+			}
+			replace[filepath.Join(mod.pkgDir, name)] = filepath.Join(renamed, name)
+			for _, n := range names {
+				// A test declared twice fails to compile in the hidden
+				// files; one wrapper keeps the harness out of the error.
+				if !seen[n] {
+					seen[n] = true
+					tests = append(tests, n)
+				}
 			}
 		}
 		return nil
@@ -100,6 +126,11 @@ func (r *run) overlay(mod *module) (map[string]string, error) {
 			return nil, fmt.Errorf("checker: hidden tests of %s: %w", id, err)
 		}
 	}
+	harness := filepath.Join(tmp, harnessFile)
+	if err := os.WriteFile(harness, harnessSource(tests), 0o644); err != nil {
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	replace[filepath.Join(mod.pkgDir, harnessFile)] = harness
 	return replace, nil
 }
 
@@ -128,15 +159,10 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 			return nil, err
 		}
 	}
-	replace, err := r.overlay(mod)
+	replace, err := r.overlay(mod, tmp)
 	if err != nil {
 		return nil, err
 	}
-	harness := filepath.Join(tmp, harnessFile)
-	if err := os.WriteFile(harness, []byte(harnessSource), 0o644); err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
-	}
-	replace[filepath.Join(mod.pkgDir, harnessFile)] = harness
 	overlay, err := saveOverlay(tmp, replace)
 	if err != nil {
 		return nil, err
@@ -303,6 +329,23 @@ loop:
 		return nil, fmt.Errorf("checker: go test: %w", waitErr)
 	}
 	res.harness = readHarnessReport(doneFile, nonce)
+	if res.s.buildFailed {
+		// The compiler names the files the run wrote (the renamed hidden
+		// tests, the harness) where they are, in tmp, whose name changes
+		// with every run and which is gone once it ends: name them where
+		// the package has them instead.
+		written := map[string]string{}
+		for dst, src := range replace {
+			if strings.HasPrefix(src, tmp+string(filepath.Separator)) {
+				written[filepath.Clean(src)] = dst
+			}
+		}
+		for i, l := range res.s.buildOutput {
+			if indent, abs, rest, ok := messageFile(l, cmd.Dir); ok && written[abs] != "" {
+				res.s.buildOutput[i] = indent + written[abs] + rest
+			}
+		}
+	}
 	if r.isolate {
 		res.changed = mod.changes()
 	}

@@ -49,7 +49,11 @@ func top(name string) string {
 }
 
 // add folds one line of go test -json output. Lines that are not JSON
-// (the go command's own complaints) count as package output.
+// (the go command's own complaints) count as package output. What the
+// test binary printed gets the hidden tests' names back (tracebacks and
+// race reports name the renamed functions); the go command's and the
+// compiler's messages are left as they are, to name what the code
+// declared.
 func (s *stream) add(line []byte) {
 	var ev testEvent
 	if err := json.Unmarshal(line, &ev); err != nil || ev.Action == "" {
@@ -68,7 +72,7 @@ func (s *stream) add(line []byte) {
 	}
 	if ev.Test == "" {
 		if ev.Action == "output" {
-			s.pkgOutput = append(s.pkgOutput, strings.TrimRight(ev.Output, "\n"))
+			s.pkgOutput = append(s.pkgOutput, unrenameTests(strings.TrimRight(ev.Output, "\n")))
 		}
 		return
 	}
@@ -87,7 +91,7 @@ func (s *stream) add(line []byte) {
 		}
 	case "output":
 		if !isFrameworkLine(ev.Output) {
-			o.output = append(o.output, strings.TrimRight(ev.Output, "\n"))
+			o.output = append(o.output, unrenameTests(strings.TrimRight(ev.Output, "\n")))
 		}
 	case "pass", "fail", "skip":
 		if ev.Test == name {

@@ -37,7 +37,7 @@ type Options struct {
 	// NoRace grades without the race detector.
 	NoRace bool
 	// MaxMemory bounds one run's memory, in bytes; 0: DefaultMaxMemory,
-	// negative: no limit. It holds on Linux only.
+	// negative: no limit. It does not hold on Windows.
 	MaxMemory int64
 	// Version names this kata in the cache key; "": Version().
 	Version string

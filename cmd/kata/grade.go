@@ -45,7 +45,7 @@ test packs, the threat model and GitHub Classroom.`,
 		&cli.StringFlag{Name: "out", Usage: "write the report to `PATH` (gradescope with several submissions: a directory, one results.json per student)"},
 		&cli.BoolFlag{Name: "force", Usage: "replace an existing --out"},
 		&cli.BoolFlag{Name: "no-race", Usage: "grade without the race detector (faster; misses data races)"},
-		&cli.IntFlag{Name: "max-memory", Value: grade.DefaultMaxMemory >> 20, Usage: "memory one run may use, in `MIB` (enforced on Linux)"},
+		&cli.IntFlag{Name: "max-memory", Value: grade.DefaultMaxMemory >> 20, Usage: "memory one run may use, in `MIB` (not enforced on Windows)"},
 	},
 	Action: runGrade,
 }
