@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gmp-kata/gmp-kata/book"
 	_ "github.com/gmp-kata/gmp-kata/lessons/all"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -208,6 +209,27 @@ func TestBookInBrowser(t *testing.T) {
 	require.NoError(t, err, "the copy button should say it copied")
 	require.True(t, copied)
 	b.screenshot(t, "book-lesson01.png", 1280, true)
+
+	// Lesson 03's picture shows the global run queue: bars standing on the
+	// floor of their own lane, the tallest filling it.
+	b.do(t, "open lesson 03", chromedp.Navigate(url("03-globrunqget.html")), chromedp.WaitVisible(chromedp.CSS("svg.timeline .tl-global")))
+	global := eval[[]float64](t, b, `(() => {
+		const svg = document.querySelector("svg.timeline:has(.tl-global)");
+		const label = [...svg.querySelectorAll(".tl-label")].find(l => l.textContent === "global");
+		const bars = [...svg.querySelectorAll(".tl-global rect")].map(r => r.getBoundingClientRect());
+		// Lanes and their labels are drawn in pairs, in the same order.
+		const lr = svg.querySelectorAll(".tl-lane")[[...svg.querySelectorAll(".tl-label")].indexOf(label)].getBoundingClientRect();
+		const floor = Math.max(...bars.map(b => b.bottom)), top = Math.min(...bars.map(b => b.top));
+		const tallest = Math.max(...bars.map(b => b.height));
+		return [bars.length, lr.top, lr.bottom, top, floor, tallest, Math.min(...bars.map(b => b.bottom))];
+	})()`)
+	require.Len(t, global, 7)
+	n, laneTop, laneBottom, barsTop, barsFloor, tallest, lowestFloor := global[0], global[1], global[2], global[3], global[4], global[5], global[6]
+	require.Positive(t, n, "the global lane has bars")
+	assert.GreaterOrEqual(t, barsTop, laneTop-0.5, "bars stay inside the global lane")
+	assert.LessOrEqual(t, barsFloor, laneBottom+0.5, "bars stay inside the global lane")
+	assert.InDelta(t, barsFloor, lowestFloor, 0.5, "every bar stands on the lane's floor")
+	assert.Greater(t, tallest, (laneBottom-laneTop)*0.8, "the peak fills the lane")
 
 	// On a phone: the table of contents folds away behind the menu button,
 	// and nothing is wider than the screen.
