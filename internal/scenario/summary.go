@@ -127,8 +127,16 @@ type pspan struct {
 
 // Totals says in one sentence what the whole run did.
 func (s Summary) Totals() string {
-	return fmt.Sprintf("%d events in %s: %d Gs created, %d finished; %d steals moved %d Gs; %d Gs went through the global run queue, which held at most %d; an M started spinning %d times; sysmon asked %d Gs to yield and retook %d Ps from system calls.",
-		s.Events, round(s.Span), s.Created, s.Ended, s.Steals, s.StolenGs, s.GlobalIn, s.GlobalPeak, s.SpinStarts, s.PreemptReqs, s.Retakes)
+	return fmt.Sprintf("%d events in %s: %s created, %d finished; %d steals moved %s; %s went through the global run queue, which held at most %d; an M started spinning %d times; sysmon asked %s to yield and retook %d Ps from system calls.",
+		s.Events, round(s.Span), gs(s.Created), s.Ended, s.Steals, gs(s.StolenGs), gs(s.GlobalIn), s.GlobalPeak, s.SpinStarts, gs(s.PreemptReqs), s.Retakes)
+}
+
+// gs counts Gs: "1 G", "2 Gs".
+func gs(n int) string {
+	if n == 1 {
+		return "1 G"
+	}
+	return fmt.Sprintf("%d Gs", n)
 }
 
 // spans pairs each EvGoStart with the event that ends that stretch of
