@@ -428,17 +428,19 @@ func panickedBenchmark(lines []string) string {
 // file the learner knows. It returns nil if there is no panic.
 func (c *Checker) condensePanic(lines []string, replace map[string]string) []string {
 	start := -1
+	var head string
 	for i, l := range lines {
-		t := strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
+		// A crash in a benchmark that has already printed its name
+		// continues that name's line: "BenchmarkL04Steal/sched-2 \tpanic: ...".
+		t := strings.TrimSpace(benchNamePrefix.ReplaceAllString(locationPrefix.ReplaceAllString(l, ""), ""))
 		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") || panicInG.MatchString(t) {
-			start = i
+			start, head = i, t
 			break
 		}
 	}
 	if start < 0 {
 		return nil
 	}
-	head := strings.TrimSpace(locationPrefix.ReplaceAllString(lines[start], ""))
 	if m := panicInG.FindStringSubmatch(head); m != nil {
 		head = "panic: " + m[2] + " (in G " + m[1] + ")"
 	}
@@ -462,6 +464,10 @@ func (c *Checker) condensePanic(lines []string, replace map[string]string) []str
 	}
 	return c.summarizePanic(append([]string{head}, rest...), replace)
 }
+
+// benchNamePrefix is a benchmark's name as the testing package prints it
+// before the benchmark runs, with no newline until it reports.
+var benchNamePrefix = regexp.MustCompile(`^Benchmark\S*\s+`)
 
 // panicInG is how a *sched.PanicError starts.
 var panicInG = regexp.MustCompile(`^panic in G (\d+): (.*)$`)

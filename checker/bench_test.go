@@ -243,6 +243,34 @@ func TestBenchEveryLesson(t *testing.T) {
 	}
 }
 
+// TestBenchFailureAfterName: a benchmark that crashes once it has printed
+// its name (the testing package prints it, then runs, then the result)
+// leaves the panic on the name's line. It is still read as a panic, with
+// the stub's name and the learner's file, not as an unexplained failure.
+// (This output is from a real run of lesson 04's benchmarks on the
+// skeleton; which way the lines fall depends on timing.)
+func TestBenchFailureAfterName(t *testing.T) {
+	c := sharedChecker(t)
+	dir := c.mod.pkgDir
+	out := "goos: linux\ngoarch: amd64\npkg: gmpkata.grade/solutions\ncpu: AMD EPYC\n" +
+		"BenchmarkL04Steal/sched-2         \tpanic: not implemented: reset\n\n" +
+		"goroutine 6 [running]:\n" +
+		"gmpkata.grade/solutions.(*randomOrder).reset(...)\n\t" + dir + "/findrunnable.go:72\n" +
+		"gmpkata.grade/solutions.procresize(0x3a88c4f9c248, 0x8)\n\t" + dir + "/procresize.go:111 +0x707\n" +
+		"gmpkata.grade/solutions.kitSched(0x8, {0x8, 0x0})\n\t" + dir + "/zz_kit_kit_test.go:25 +0x285\n" +
+		"gmpkata.grade/solutions.BenchmarkL04Steal.func1(0x3a88c4fea608)\n\t" + dir + "/zz_bench_findrunnable_bench_test.go:20 +0x53\n" +
+		"testing.(*B).runN(0x3a88c4fea608, 0x1)\n\t/usr/local/go/src/testing/benchmark.go:219 +0x190\n" +
+		"created by testing.(*B).run1 in goroutine 5\n\t/usr/local/go/src/testing/benchmark.go:238 +0x90"
+	learner := filepath.Join(t.TempDir(), "findrunnable.go")
+	problem, details := c.benchFailure(strings.Split(out, "\n"), map[string]string{"findrunnable.go": learner}, "your code")
+	if problem != "your code panicked in BenchmarkL04Steal" {
+		t.Errorf("problem = %q, want %q", problem, "your code panicked in BenchmarkL04Steal")
+	}
+	if len(details) == 0 || details[0] != "panic: not implemented: reset" || !strings.Contains(strings.Join(details, "\n"), "findrunnable.go:72") {
+		t.Errorf("details:\n%s\nwant the panic's message first, then the learner's findrunnable.go:72", strings.Join(details, "\n"))
+	}
+}
+
 func TestMannWhitney(t *testing.T) {
 	for _, tc := range []struct {
 		xs, ys []float64
