@@ -41,6 +41,9 @@ type Options struct {
 	MaxMemory int64
 	// Version names this kata in the cache key; "": Version().
 	Version string
+	// Runs is how many times each lesson is graded; a test scores only if
+	// it passes every time. 0 or 1: once.
+	Runs int
 }
 
 // DefaultMaxMemory is the memory one run may use: the go command, the
@@ -344,7 +347,7 @@ func (g *Grader) run(ctx context.Context, work string, j *job) (res *checker.Les
 		}
 		paths[f] = p
 	}
-	res = g.ck.Lesson(ctx, j.lesson, paths)
+	res = g.repeat(ctx, j.lesson, paths)
 	if ctx.Err() != nil {
 		return res // interrupted: not a grade, not stored
 	}
@@ -358,12 +361,75 @@ func (g *Grader) run(ctx context.Context, work string, j *job) (res *checker.Les
 	return res
 }
 
+// repeat grades lesson l with the files at paths Options.Runs times, as
+// MIT 6.5840 runs its labs' tests many times: a race can pass once by
+// luck, and rarely passes every time. A test scores only if it passed in
+// every run; a test that failed in some runs but not all says in how many
+// first.
+// A lesson that does not compile, that kata could not grade, or whose
+// every test has already failed is not run again: nothing is left to
+// learn from it.
+func (g *Grader) repeat(ctx context.Context, l *lessons.Lesson, paths map[string]string) *checker.LessonResult {
+	res := g.ck.Lesson(ctx, l, paths)
+	failed := map[string]int{}
+	tally := func(r *checker.LessonResult) {
+		for _, t := range r.Tests {
+			if t.Status != checker.StatusPass {
+				failed[t.Name]++
+			}
+		}
+	}
+	tally(res)
+	passing := func() bool { // some test has not failed yet
+		for _, t := range res.Tests {
+			if failed[t.Name] == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	runs := 1
+	for runs < g.opts.Runs && res.Status != checker.StatusError && len(res.CompileErrors) == 0 && passing() {
+		next := g.ck.Lesson(ctx, l, paths)
+		if ctx.Err() != nil || next.Status == checker.StatusError {
+			return next
+		}
+		runs++
+		tally(next)
+		res.WallTime += next.WallTime
+		for i, t := range next.Tests {
+			// The first failure's message stands for the test's.
+			if i < len(res.Tests) && res.Tests[i].Name == t.Name && res.Tests[i].Status == checker.StatusPass && t.Status != checker.StatusPass {
+				res.Tests[i] = t
+			}
+		}
+	}
+	if runs == 1 {
+		return res
+	}
+	res.Score = 0
+	for i, t := range res.Tests {
+		if k := failed[t.Name]; k > 0 && k < runs {
+			res.Tests[i].Message = fmt.Sprintf("failed in %d of %d runs: %s", k, runs, t.Message)
+		}
+		res.Score += res.Tests[i].Score
+	}
+	res.Status = checker.StatusFail
+	if res.Score == res.MaxScore {
+		res.Status = checker.StatusPass
+	}
+	return res
+}
+
 // key is the cache key of lesson l graded with files (see cache.go).
 func (g *Grader) key(l *lessons.Lesson, files map[string][]byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "kata grade %d\nkata %s\nchecker %s\ngo %s\nlesson %s\n", cacheFormat, g.opts.Version, g.ck.Fingerprint(), g.goVersion, l.ID)
 	for _, t := range l.Tests {
 		fmt.Fprintf(h, "test %s %d %s %s\n", t.Name, t.Points, t.Timeout, t.Kind)
+	}
+	if g.opts.Runs > 1 {
+		fmt.Fprintf(h, "runs %d\n", g.opts.Runs)
 	}
 	for _, f := range sortedNames(files) {
 		fmt.Fprintf(h, "file %s %d\n", f, len(files[f]))

@@ -45,6 +45,7 @@ test packs, the threat model and GitHub Classroom.`,
 		&cli.StringFlag{Name: "out", Usage: "write the report to `PATH` (gradescope with several submissions: a directory, one results.json per student)"},
 		&cli.BoolFlag{Name: "force", Usage: "replace an existing --out"},
 		&cli.BoolFlag{Name: "no-race", Usage: "grade without the race detector (faster; misses data races)"},
+		&cli.IntFlag{Name: "runs", Value: 1, Usage: "grade each lesson `N` times; a test scores only if it passes every time (a race that passes once by luck rarely passes N times)"},
 		&cli.IntFlag{Name: "max-memory", Value: grade.DefaultMaxMemory >> 20, Usage: "memory one run may use, in `MIB` (not enforced on Windows)"},
 	},
 	Action: runGrade,
@@ -60,6 +61,9 @@ func runGrade(c *cli.Context) error {
 	}
 	if c.Int("jobs") < 1 {
 		return usageError("grade: --jobs must be at least 1")
+	}
+	if c.Int("runs") < 1 {
+		return usageError("grade: --runs must be at least 1")
 	}
 	if c.Int("max-memory") < 64 {
 		return usageError("grade: --max-memory must be at least 64 (MiB): a run of the course needs a few hundred")
@@ -83,7 +87,7 @@ func runGrade(c *cli.Context) error {
 	}
 
 	g, err := grade.New(grade.Options{Lessons: ids, Pack: pack, Jobs: c.Int("jobs"), NoRace: c.Bool("no-race"),
-		MaxMemory: int64(c.Int("max-memory")) << 20})
+		MaxMemory: int64(c.Int("max-memory")) << 20, Runs: c.Int("runs")})
 	if err != nil {
 		return couldNot(err)
 	}

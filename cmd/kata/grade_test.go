@@ -196,6 +196,7 @@ func TestGradeUsageErrors(t *testing.T) {
 		{[]string{"grade", "--format", "xlsx", ws}, `grade: --format "xlsx": want one of table, csv`},
 		{[]string{"grade", "--lessons", "03-runq", ws}, `no lesson "03-runq" (run 'kata list')`},
 		{[]string{"grade", "--jobs", "0", ws}, "--jobs must be at least 1"},
+		{[]string{"grade", "--runs", "0", ws}, "--runs must be at least 1"},
 		{[]string{"grade", "--max-memory", "1", ws}, "--max-memory must be at least 64"},
 		{[]string{"grade", filepath.Join(dir, "nope")}, `grade: no file or directory`},
 		{[]string{"grade", "--tests", filepath.Join(dir, "nope"), ws}, "grade: test pack"},
