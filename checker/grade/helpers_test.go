@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"compress/gzip"
+	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -12,8 +13,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/gmp-kata/gmp-kata/lessons"
 	_ "github.com/gmp-kata/gmp-kata/lessons/all"
 )
@@ -265,4 +270,19 @@ func writeTarTo(t testing.TB, w io.Writer, entries []archived) {
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// gradeClass grades every submission in the directory class with a
+// Grader made from opts, and returns the report and its stats.
+func gradeClass(t testing.TB, opts Options, class string) (*report.Report, Stats) {
+	t.Helper()
+	g, err := New(opts)
+	require.NoError(t, err)
+	subs, err := (&Finder{LessonFiles: g.LessonFiles()}).Find([]string{class})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	rep, stats, err := g.Grade(ctx, subs, nil)
+	require.NoError(t, err)
+	return rep, stats
 }

@@ -1,7 +1,6 @@
 package grade
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,12 +112,8 @@ func TestPackGradesPrivateTests(t *testing.T) {
 	class := t.TempDir()
 	workspace(t, filepath.Join(class, "ref"), nil)
 	workspace(t, filepath.Join(class, "mutant"), mutant(t, "01-ringbuffer", "grab-takes-all"))
-	g, err := New(Options{CacheDir: cacheDir(t), Lessons: []string{"01-ringbuffer"}, Pack: p, Jobs: 2})
-	require.NoError(t, err)
-	subs, err := (&Finder{LessonFiles: g.LessonFiles()}).Find([]string{class})
-	require.NoError(t, err)
-	rep, _, err := g.Grade(context.Background(), subs, nil)
-	require.NoError(t, err)
+	opts := Options{CacheDir: cacheDir(t), Lessons: []string{"01-ringbuffer"}, Pack: p, Jobs: 2}
+	rep, _ := gradeClass(t, opts, class)
 
 	info := rep.Test("01-ringbuffer", "TestPackL01StealHalf")
 	require.NotNil(t, info)
@@ -147,6 +142,8 @@ func TestPackGradesPrivateTests(t *testing.T) {
 	// A pack changes what a lesson is graded against: the key, and so the
 	// cache, differ from grading without it.
 	plain, err := New(Options{CacheDir: cacheDir(t), Lessons: []string{"01-ringbuffer"}})
+	require.NoError(t, err)
+	g, err := New(opts)
 	require.NoError(t, err)
 	files := map[string][]byte{"runq.go": ref(t, "runq.go")}
 	assert.NotEqual(t, plain.key(plain.lessons[0], files), g.key(g.lessons[0], files))

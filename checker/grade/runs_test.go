@@ -1,13 +1,11 @@
 package grade
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,14 +45,7 @@ func init() {
 	grade := func(runs int) (score, max int, reasons []string) {
 		t.Helper()
 		require.NoError(t, os.WriteFile(counter, []byte("0"), 0o644))
-		g, err := New(Options{CacheDir: cacheDir(t), Lessons: []string{"01-ringbuffer"}, Jobs: 1, NoRace: true, Runs: runs})
-		require.NoError(t, err)
-		subs, err := (&Finder{LessonFiles: g.LessonFiles()}).Find([]string{class})
-		require.NoError(t, err)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		rep, _, err := g.Grade(ctx, subs, nil)
-		require.NoError(t, err)
+		rep, _ := gradeClass(t, Options{CacheDir: cacheDir(t), Lessons: []string{"01-ringbuffer"}, Jobs: 1, NoRace: true, Runs: runs}, class)
 		require.Len(t, rep.Students, 1)
 		lg := rep.Students[0].Lessons[0]
 		for _, tg := range lg.Tests {
