@@ -8,6 +8,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,31 +134,49 @@ func (c *Checker) Capstone(ctx context.Context, files map[string]string) *Lesson
 }
 
 func (c *Checker) grade(ctx context.Context, id, title string, replace map[string]string, ls []*lessons.Lesson) *LessonResult {
-	start := time.Now()
-	res := &LessonResult{ID: id, Title: title}
+	r := c.newRun(replace, ls)
+	defer r.cleanup()
+	return c.gradeRun(ctx, id, title, r, ls)
+}
+
+// newRun prepares the runs of ls's hidden tests with replace in place of
+// the reference's files. The first run builds the test binary and keeps
+// it; the runs after it (after a crash or a hang, or with another
+// environment) run it again rather than link it again. cleanup removes it.
+func (c *Checker) newRun(replace map[string]string, ls []*lessons.Lesson) *run {
 	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace,
 		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate}
-	// The first run builds the test binary and keeps it; the runs after a
-	// crash or a hang run it again rather than link it again.
 	if binDir, err := os.MkdirTemp("", "kata-bin-"); err == nil {
-		defer removeAll(binDir)
+		r.binDir = binDir
 		r.bin = filepath.Join(binDir, "sched.test")
 		if runtime.GOOS == "windows" {
 			r.bin += ".exe"
 		}
 	}
-	tests := map[string]lessons.Test{}
-	var order []string
 	for _, l := range ls {
 		r.hidden = append(r.hidden, l.ID)
 		for _, t := range l.Tests {
-			tests[t.Name] = t
-			order = append(order, t.Name)
 			timeout := t.Timeout
 			if r.race {
 				timeout *= 3 // the race detector slows code 2-10×
 			}
 			r.timeouts[t.Name] = timeout
+		}
+	}
+	return r
+}
+
+// gradeRun grades ls's hidden tests with r, running it as often as needed.
+func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*lessons.Lesson) *LessonResult {
+	start := time.Now()
+	res := &LessonResult{ID: id, Title: title}
+	replace := r.replace
+	tests := map[string]lessons.Test{}
+	var order []string
+	for _, l := range ls {
+		for _, t := range l.Tests {
+			tests[t.Name] = t
+			order = append(order, t.Name)
 			res.MaxScore += t.Points
 		}
 	}
@@ -249,6 +268,13 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 			}
 			break
 		}
+		if r.failFast && slices.ContainsFunc(slices.Collect(maps.Values(results)), func(t TestResult) bool { return t.Status != StatusPass }) {
+			// One failure settles the question asked (is this code wrong?).
+			for _, name := range next {
+				record(name, StatusFail, notRunPrefix+"an earlier test failed", 0)
+			}
+			next = nil
+		}
 		if c.opts.MaxTimeouts > 0 && stopped >= c.opts.MaxTimeouts {
 			// Run again only what passed, to confirm it; what never
 			// started does not start.
@@ -277,6 +303,9 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 	res.WallTime = time.Since(start).Seconds()
 	return res
 }
+
+// notRunPrefix starts the message of a test a run did not get to.
+const notRunPrefix = "not run: "
 
 // settle records the tests of a run that reached its end, from the
 // harness's report.

@@ -39,6 +39,18 @@ type run struct {
 	// the runs after it to run again without building; binSum is its hash
 	// once built. "": every run builds.
 	bin, binSum string
+	binDir      string // bin's directory, which cleanup removes
+	// env is added to the test binary's environment; failFast stops a run
+	// at its first failing test, and the runs at the first failure.
+	env      []string
+	failFast bool
+}
+
+// cleanup removes what the runs left: the test binary.
+func (r *run) cleanup() {
+	if r.binDir != "" {
+		removeAll(r.binDir)
+	}
 }
 
 // runResult is what a run found out.
@@ -183,6 +195,9 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 		}
 		cmd = exec.Command("go", "tool", "test2json", "-t", "-p", "gmpkata.grade/solutions", r.bin,
 			"-test.paniconexit0", "-test.v=test2json", "-test.count=1", "-test.timeout="+(total+time.Minute).String(), "-test.run="+pattern)
+		if r.failFast {
+			cmd.Args = append(cmd.Args, "-test.failfast")
+		}
 		cmd.Dir = mod.pkgDir
 		total += time.Minute
 	} else {
@@ -191,6 +206,9 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 			"-timeout", total.String(), "-run", pattern}
 		if r.race {
 			args = append(args, "-race")
+		}
+		if r.failFast {
+			args = append(args, "-failfast")
 		}
 		if r.bin != "" {
 			args = append(args, "-o", r.bin)
@@ -205,7 +223,7 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.Env = append(env, envDoneFile+"="+doneFile, envNonce+"="+nonce)
+	cmd.Env = append(append(env, r.env...), envDoneFile+"="+doneFile, envNonce+"="+nonce)
 	setProcessGroup(cmd)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

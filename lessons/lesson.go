@@ -57,6 +57,12 @@ type Lesson struct {
 	// Every mutant must fail the lesson; every alternate must pass it.
 	Mutants    fs.FS
 	Alternates fs.FS
+
+	// Mutation is testdata/mutation.txt: the lesson's minimum mutation
+	// score and the machine-made mutants of its files (internal/mutate)
+	// that behave as the reference in every run, each with the reason
+	// (see ReadMutation).
+	Mutation string
 }
 
 // A Test is one hidden test of a lesson.

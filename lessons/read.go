@@ -59,5 +59,8 @@ func Content(fsys fs.FS, l *Lesson) *Lesson {
 	l.Bench = MustSub(fsys, "testdata/bench")
 	l.Mutants = MustSub(fsys, "testdata/mutants")
 	l.Alternates = MustSub(fsys, "testdata/alternates")
+	if data, err := fs.ReadFile(fsys, "testdata/mutation.txt"); err == nil {
+		l.Mutation = string(data)
+	}
 	return l
 }

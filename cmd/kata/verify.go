@@ -14,6 +14,10 @@ var verifyCommand = &cli.Command{
 	ArgsUsage: "[LESSON...]  (default: all)",
 	Flags: []cli.Flag{
 		&cli.IntFlag{Name: "repeat", Usage: "instead, run the hidden tests `N` times on the reference: any failure is a flaky test"},
+		&cli.BoolFlag{Name: "mutate", Usage: "instead, grade machine-made mutants of each lesson's reference file and print the mutation score"},
+		&cli.IntFlag{Name: "jobs", Value: 1, Usage: "with --mutate: run `N` mutants at once"},
+		&cli.StringSliceFlag{Name: "only", Usage: "with --mutate: only the mutants whose key starts with `KEY` (e.g. runqgrab/)"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "with --mutate: a line for every mutant, not only the survivors"},
 	},
 	Action: runVerify,
 }
@@ -48,6 +52,9 @@ func runVerify(c *cli.Context) error {
 		}
 		fmt.Fprintf(w, "verify: every hidden test passed %d times on the reference\n", n)
 		return nil
+	}
+	if c.Bool("mutate") {
+		return runMutate(c, ck, todo)
 	}
 	bad := 0
 	for _, l := range todo {
