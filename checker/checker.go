@@ -307,6 +307,10 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 // notRunPrefix starts the message of a test a run did not get to.
 const notRunPrefix = "not run: "
 
+// didNotRun is the message of a test a run that reached its end did not
+// run (a failure before it stopped a fail-fast run).
+const didNotRun = "did not run"
+
 // settle records the tests of a run that reached its end, from the
 // harness's report.
 func (c *Checker) settle(rr *runResult, names []string, replace map[string]string, record func(name, status, msg string, elapsed float64)) {
@@ -337,7 +341,7 @@ func (c *Checker) settle(rr *runResult, names []string, replace map[string]strin
 		case "skip":
 			record(name, StatusFail, message(o, "skipped"), elapsed)
 		default:
-			record(name, StatusFail, "did not run", 0)
+			record(name, StatusFail, didNotRun, 0)
 		}
 	}
 }

@@ -191,7 +191,7 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 				} else if res.Score < res.MaxScore {
 					mr.Status = MutantKilled
 					for _, t := range res.Tests {
-						if t.Status != StatusPass && !strings.HasPrefix(t.Message, notRunPrefix) {
+						if t.Status != StatusPass && !strings.HasPrefix(t.Message, notRunPrefix) && t.Message != didNotRun {
 							mr.By, mr.Message = t.Name, firstLine(t.Message)
 							break
 						}

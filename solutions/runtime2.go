@@ -98,7 +98,7 @@ type g struct {
 	goid  int64
 
 	// atomicstatus is one of the _G constants; change it only with casgstatus.
-	atomicstatus atomic.Uint32
+	atomicstatus atomicUint32
 
 	// m is the M running this G (set by execute, cleared by dropg). Only the
 	// M that runs the G, and the G itself, read it.
@@ -176,8 +176,8 @@ type p struct {
 	sched *schedt
 	id    int32
 
-	status atomic.Uint32 // one of the _P constants
-	link   *p            // next P on sched.pidle (under sched.lock)
+	status atomicUint32 // one of the _P constants
+	link   *p           // next P on sched.pidle (under sched.lock)
 
 	// schedtick is incremented on every scheduler call that does not inherit
 	// the time slice; syscalltick on every system call. sysmon reads both.
@@ -194,8 +194,8 @@ type p struct {
 	// atomic pointers: the runtime's plain slots are a data race by the Go
 	// memory model (it tolerates them because the runtime is not
 	// race-instrumented; a thief that loses its CAS throws the read away).
-	runqhead atomic.Uint32
-	runqtail atomic.Uint32
+	runqhead atomicUint32
+	runqtail atomicUint32
 	runq     [256]atomic.Pointer[g]
 
 	// runnext, if non-nil, is a runnable G that was readied by the current
@@ -203,7 +203,7 @@ type p struct {
 	// left in the running G's time slice. It inherits the time slice, so a
 	// set of goroutines locked in communicate-and-wait run as a unit. Other
 	// Ps may take it only with a CAS (runqgrab's last resort).
-	runnext atomic.Pointer[g]
+	runnext atomicPointer[g]
 
 	// gFree caches dead Gs (and their coroutines) for reuse by newproc.
 	gFree struct {
@@ -250,7 +250,7 @@ type schedt struct {
 
 	pidle        *p // idle Ps
 	npidle       atomic.Int32
-	nmspinning   atomic.Int32  // number of spinning Ms
+	nmspinning   atomicInt32   // number of spinning Ms
 	needspinning atomic.Uint32 // a wakep found no idle P; a releasing M should spin instead
 
 	// The global run queue (under lock).

@@ -30,6 +30,8 @@ func init() {
 				About: "runqgrab takes n - n/2 Gs from the head (the oldest), never more"},
 			{Name: "TestL01StealAndDrain", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqsteal returns one G and queues the rest on the thief; runqdrain empties a queue in order"},
+			{Name: "TestL01Interleavings", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "an owner and a thief, one atomic operation at a time in orders a controlled scheduler picks: every G comes out exactly once"},
 			{Name: "TestL01ConcurrentSteal", Points: 20, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "an owner and three thieves on real threads: every G comes out exactly once"},
 			{Name: "TestL01InScheduler", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,

@@ -1,0 +1,162 @@
+package sched
+
+// A controlled scheduler for the hidden tests: it runs a few threads (real
+// goroutines) one at a time, switching between them only at scheduling
+// points (every operation of the atomics in atomics.go), in an order
+// chosen by PCT (Burckhardt, Kothari, Musuvathi and Nagarakatte, "A
+// randomized scheduler with probabilistic guarantees of finding bugs",
+// ASPLOS 2010): each thread gets a random priority, the highest-priority
+// thread that can run runs, and at d-1 random steps the running thread
+// drops to the lowest priority. A bug that needs d ordering constraints
+// between n threads that take k steps is found by one run with
+// probability at least 1/(n·k^(d-1)); a test runs many seeds, and names
+// the one that failed so it replays exactly.
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+)
+
+type kitCtlThread struct {
+	name string
+	prio int
+	turn chan struct{}
+	done bool
+	run  int // steps in a row without a switch
+}
+
+type kitController struct {
+	mu      sync.Mutex
+	threads []*kitCtlThread
+	byGoid  map[uint64]*kitCtlThread
+	step    int
+	change  map[int]bool
+	low     int
+	panics  []string
+}
+
+// kitGoid returns the calling goroutine's ID.
+func kitGoid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	id, _ := strconv.ParseUint(string(b[:bytes.IndexByte(b, ' ')]), 10, 64)
+	return id
+}
+
+// kitInterleave runs the named threads (name, fn, name, fn, ...) under the
+// controlled scheduler with the given seed, depth d and an estimate of the
+// steps the run takes (where the change points fall). It returns an error
+// if a thread panicked or the run did not end in 10 s (a thread blocked on
+// something other than a scheduling point, such as a lock another thread
+// holds: only lock-free code may run under it).
+func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
+	rng := rand.New(rand.NewPCG(seed, 0x6b617461))
+	c := &kitController{byGoid: map[uint64]*kitCtlThread{}, change: map[int]bool{}}
+	n := len(threads) / 2
+	perm := rng.Perm(n)
+	for i := 0; i < n; i++ {
+		c.threads = append(c.threads, &kitCtlThread{name: threads[2*i].(string), prio: depth + perm[i], turn: make(chan struct{}, 1)})
+	}
+	for i := 0; i < depth-1; i++ {
+		c.change[1+rng.IntN(max(1, steps))] = true
+	}
+	var ready, finished sync.WaitGroup
+	ready.Add(n)
+	finished.Add(n)
+	for i, th := range c.threads {
+		fn := threads[2*i+1].(func())
+		go func() {
+			defer finished.Done()
+			c.mu.Lock()
+			c.byGoid[kitGoid()] = th
+			c.mu.Unlock()
+			ready.Done()
+			<-th.turn
+			defer c.exit(th)
+			defer func() {
+				if r := recover(); r != nil {
+					c.mu.Lock()
+					c.panics = append(c.panics, fmt.Sprintf("%s panicked: %v", th.name, r))
+					c.mu.Unlock()
+				}
+			}()
+			fn()
+		}()
+	}
+	ready.Wait()
+	old := setInterleaveHook(c.point)
+	defer setInterleaveHook(old)
+	c.mu.Lock()
+	first := c.pick()
+	c.mu.Unlock()
+	first.turn <- struct{}{}
+
+	end := make(chan struct{})
+	go func() { finished.Wait(); close(end) }()
+	select {
+	case <-end:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("the threads did not finish in 10s: one is blocked on something other than an atomic operation, or loops forever")
+	}
+	if len(c.panics) > 0 {
+		return fmt.Errorf("%s", c.panics[0])
+	}
+	return nil
+}
+
+// pick returns the highest-priority thread that has not finished; c.mu is
+// held.
+func (c *kitController) pick() *kitCtlThread {
+	var best *kitCtlThread
+	for _, th := range c.threads {
+		if !th.done && (best == nil || th.prio > best.prio) {
+			best = th
+		}
+	}
+	return best
+}
+
+// point is the hook: a scheduling point on the calling goroutine.
+func (c *kitController) point() {
+	id := kitGoid()
+	c.mu.Lock()
+	th := c.byGoid[id]
+	if th == nil { // a goroutine the run does not control
+		c.mu.Unlock()
+		return
+	}
+	c.step++
+	th.run++
+	if c.change[c.step] || th.run > 1000 {
+		// A change point; or the thread spins waiting for another, which
+		// only a switch can let progress.
+		c.low--
+		th.prio = c.low
+	}
+	next := c.pick()
+	if next == th {
+		c.mu.Unlock()
+		return
+	}
+	th.run = 0
+	c.mu.Unlock()
+	next.turn <- struct{}{}
+	<-th.turn
+}
+
+// exit ends th's part in the run and hands the turn on.
+func (c *kitController) exit(th *kitCtlThread) {
+	c.mu.Lock()
+	th.done = true
+	next := c.pick()
+	c.mu.Unlock()
+	if next != nil {
+		next.turn <- struct{}{}
+	}
+}

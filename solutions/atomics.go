@@ -1,0 +1,73 @@
+package sched
+
+import "sync/atomic"
+
+// The atomics of the lock-free protocols the lessons build: the ring's
+// head and tail, runnext, nmspinning and the G and P statuses. Each is a
+// sync/atomic value behind the same methods (Load, Store, CompareAndSwap,
+// Add, Swap), so code reads as if it used sync/atomic directly; what the
+// wrapper adds is a scheduling point before every operation.
+//
+// A scheduling point does nothing unless a test installs a hook
+// (setInterleaveHook). The hidden tests do, to run a few threads one
+// operation at a time in an order they choose (a controlled scheduler, as
+// Microsoft's CHESS or Tokio's loom do), so a race whose window is a few
+// instructions wide is found by design rather than by the luck of the
+// host's timing. Without a hook a point costs one atomic load.
+
+// interleaveHook, if set, is called before every operation of the atomics
+// below, on the goroutine making it.
+var interleaveHook atomic.Pointer[func()]
+
+// setInterleaveHook installs hook (nil: none) and returns the one before.
+func setInterleaveHook(hook func()) (old func()) {
+	var p *func()
+	if hook != nil {
+		p = &hook
+	}
+	if prev := interleaveHook.Swap(p); prev != nil {
+		return *prev
+	}
+	return nil
+}
+
+// schedPoint is a scheduling point: see interleaveHook.
+func schedPoint() {
+	if h := interleaveHook.Load(); h != nil {
+		(*h)()
+	}
+}
+
+// atomicUint32 is an atomic.Uint32 whose operations are scheduling points.
+type atomicUint32 struct{ v atomic.Uint32 }
+
+func (a *atomicUint32) Load() uint32            { schedPoint(); return a.v.Load() }
+func (a *atomicUint32) Store(val uint32)        { schedPoint(); a.v.Store(val) }
+func (a *atomicUint32) Add(delta uint32) uint32 { schedPoint(); return a.v.Add(delta) }
+func (a *atomicUint32) CompareAndSwap(old, new uint32) bool {
+	schedPoint()
+	return a.v.CompareAndSwap(old, new)
+}
+
+// atomicInt32 is an atomic.Int32 whose operations are scheduling points.
+type atomicInt32 struct{ v atomic.Int32 }
+
+func (a *atomicInt32) Load() int32           { schedPoint(); return a.v.Load() }
+func (a *atomicInt32) Store(val int32)       { schedPoint(); a.v.Store(val) }
+func (a *atomicInt32) Add(delta int32) int32 { schedPoint(); return a.v.Add(delta) }
+func (a *atomicInt32) CompareAndSwap(old, new int32) bool {
+	schedPoint()
+	return a.v.CompareAndSwap(old, new)
+}
+
+// atomicPointer is an atomic.Pointer whose operations are scheduling
+// points.
+type atomicPointer[T any] struct{ v atomic.Pointer[T] }
+
+func (a *atomicPointer[T]) Load() *T             { schedPoint(); return a.v.Load() }
+func (a *atomicPointer[T]) Store(val *T)         { schedPoint(); a.v.Store(val) }
+func (a *atomicPointer[T]) Swap(new *T) (old *T) { schedPoint(); return a.v.Swap(new) }
+func (a *atomicPointer[T]) CompareAndSwap(old, new *T) bool {
+	schedPoint()
+	return a.v.CompareAndSwap(old, new)
+}
