@@ -123,7 +123,6 @@ type gen struct {
 	fn     *ast.FuncDecl
 	counts map[string]int
 	out    []*Mutant
-	skip   map[ast.Node]bool // integer literals that are array lengths
 }
 
 func (g *gen) off(p token.Pos) int { return g.file.fset.Position(p).Offset }
@@ -163,14 +162,12 @@ func oneLine(s string) string {
 }
 
 func (g *gen) function() {
-	g.skip = map[ast.Node]bool{}
 	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
 		if at, ok := n.(*ast.ArrayType); ok && at.Len != nil {
-			ast.Inspect(at.Len, func(m ast.Node) bool { g.skip[m] = true; return true })
+			// An array's length is part of a type: changing it changes no
+			// behaviour, or does not compile.
+			return false
 		}
-		return true
-	})
-	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.BlockStmt:
 			g.statements(n.List)
@@ -244,7 +241,7 @@ func (g *gen) binary(n *ast.BinaryExpr) {
 }
 
 func (g *gen) constant(n *ast.BasicLit) {
-	if n.Kind != token.INT || g.skip[n] {
+	if n.Kind != token.INT {
 		return
 	}
 	v, err := strconv.ParseInt(n.Value, 0, 64)
