@@ -115,16 +115,7 @@ const CapstoneID = "capstone"
 // Lesson grades lesson l with files (base name in solutions/ → path of the
 // learner's file) in place of the reference's; files must cover l.Files.
 func (c *Checker) Lesson(ctx context.Context, l *lessons.Lesson, files map[string]string) *LessonResult {
-	replace := map[string]string{}
-	for _, f := range l.Files {
-		p, ok := files[f]
-		if !ok {
-			return &LessonResult{ID: l.ID, Title: l.Title, Status: StatusError, MaxScore: l.MaxScore(),
-				Error: fmt.Sprintf("checker: no %s to grade for lesson %s", f, l.ID)}
-		}
-		replace[f] = p
-	}
-	return c.grade(ctx, l.ID, l.Title, replace, []*lessons.Lesson{l})
+	return c.LessonWith(ctx, l, files, CheckOptions{})
 }
 
 // Capstone grades every lesson's tests at once, with all the given files

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -22,6 +23,9 @@ var checkCommand = &cli.Command{
 		&cli.BoolFlag{Name: "all", Usage: "every lesson, then the capstone: all your files together"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, or classroom (GitHub Classroom's autograding result on stdout, the text on stderr)"},
 		&cli.BoolFlag{Name: "no-race", Usage: "grade without the race detector (faster; misses data races)"},
+		&cli.IntFlag{Name: "count", Value: 1, Usage: "grade `N` times over: a test passes only if it passed every time (races hide in some runs)"},
+		&cli.StringFlag{Name: "run", Usage: "grade only the tests whose names match `REGEXP` (not recorded as progress)"},
+		&cli.Uint64Flag{Name: "seed", Usage: "replay the controlled interleaving `N` a failure named (tests that explore interleavings run only it)"},
 	},
 	Action: runCheck,
 }
@@ -69,6 +73,19 @@ func runCheck(c *cli.Context) error {
 		}
 		todo = []*lessons.Lesson{next}
 	}
+	opts := checker.CheckOptions{Count: c.Int("count"), Seed: c.Uint64("seed")}
+	if opts.Count < 1 {
+		return usageError(fmt.Sprintf("check: --count %d: want 1 or more", opts.Count))
+	}
+	if pattern := c.String("run"); pattern != "" {
+		if opts.Run, err = regexp.Compile(pattern); err != nil {
+			return usageError(fmt.Sprintf("check: --run %q is not a regular expression: %v", pattern, err))
+		}
+		if c.Bool("all") {
+			return usageError("check: --run focuses on some tests of a lesson; name the lesson instead of --all")
+		}
+	}
+	focused := opts.Run != nil || opts.Seed != 0
 	ck, err := checker.New(checker.Options{NoRace: c.Bool("no-race")})
 	if err != nil {
 		return couldNot(err)
@@ -76,8 +93,10 @@ func runCheck(c *cli.Context) error {
 
 	var report checkReport
 	for _, l := range todo {
-		res := ck.Lesson(c.Context, l, ws.LessonFiles(l))
-		record(ws, l, res)
+		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), opts)
+		if !focused {
+			record(ws, l, res)
+		}
 		report.Lessons = append(report.Lessons, res)
 		if !asJSON {
 			printLessonResult(human, res, ws, l)

@@ -16,11 +16,32 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
+	"testing"
 	"time"
 )
+
+// kitSeeds returns the seeds a controlled-interleaving test runs: 1 to n,
+// or only the one in KATA_SEED (kata check --seed N), to replay a failure.
+func kitSeeds(n uint64) []uint64 {
+	if s, err := strconv.ParseUint(os.Getenv("KATA_SEED"), 10, 64); err == nil && s > 0 {
+		return []uint64{s}
+	}
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = uint64(i) + 1
+	}
+	return seeds
+}
+
+// kitReplay is the end of a failure message of a controlled-interleaving
+// test: how to run that interleaving again.
+func kitReplay(t *testing.T, lesson string, seed uint64) string {
+	return fmt.Sprintf(" (replay this interleaving: kata check %s --seed %d --run %s)", lesson[:2], seed, t.Name())
+}
 
 type kitCtlThread struct {
 	name string

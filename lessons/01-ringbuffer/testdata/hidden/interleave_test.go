@@ -108,9 +108,9 @@ func TestL01Interleavings(t *testing.T) {
 	}
 	for _, sc := range l01Scenarios {
 		for depth := 1; depth <= 3; depth++ {
-			for seed := uint64(1); seed <= seeds; seed++ {
+			for _, seed := range kitSeeds(seeds) {
 				if msg := l01RunScenario(sc, seed, depth); msg != "" {
-					t.Fatalf("%s, in the interleaving of seed %d (depth %d): %s%s", sc.name, seed, depth, msg, kitHint(l01))
+					t.Fatalf("%s, in the interleaving of seed %d (depth %d): %s%s", sc.name, seed, depth, msg, kitReplay(t, l01, seed))
 				}
 			}
 		}

@@ -1,0 +1,83 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+// EnvSeed names the environment variable that makes the hidden tests'
+// controlled interleavings run one seed only: the one a failure named.
+const EnvSeed = "KATA_SEED"
+
+// CheckOptions focus or repeat one check of a lesson (kata check --run,
+// --count, --seed).
+type CheckOptions struct {
+	// Run, if set, grades only the tests whose names it matches.
+	Run *regexp.Regexp
+	// Count grades the lesson this many times over (one build, run again),
+	// and a test scores only if it passed every time; 0 or 1: once.
+	Count int
+	// Seed, if not 0, makes the tests that explore interleavings with the
+	// controlled scheduler run only this seed, to replay a failure.
+	Seed uint64
+}
+
+// LessonWith is Lesson, focused or repeated by o.
+func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[string]string, o CheckOptions) *LessonResult {
+	if o.Run != nil {
+		lc := *l
+		lc.Tests = nil
+		for _, t := range l.Tests {
+			if o.Run.MatchString(t.Name) {
+				lc.Tests = append(lc.Tests, t)
+			}
+		}
+		if len(lc.Tests) == 0 {
+			return &LessonResult{ID: l.ID, Title: l.Title, Status: StatusError,
+				Error: fmt.Sprintf("checker: --run %q matches none of lesson %s's tests (kata task %s lists them)", o.Run, l.ID, l.ID[:2])}
+		}
+		l = &lc
+	}
+	replace := map[string]string{}
+	for _, f := range l.Files {
+		p, ok := files[f]
+		if !ok {
+			return &LessonResult{ID: l.ID, Title: l.Title, Status: StatusError, MaxScore: l.MaxScore(),
+				Error: fmt.Sprintf("checker: no %s to grade for lesson %s", f, l.ID)}
+		}
+		replace[f] = p
+	}
+	ls := []*lessons.Lesson{l}
+	r := c.newRun(replace, ls)
+	defer r.cleanup()
+	if o.Seed != 0 {
+		r.env = append(r.env, EnvSeed+"="+strconv.FormatUint(o.Seed, 10))
+	}
+	res := c.gradeRun(ctx, l.ID, l.Title, r, ls)
+	runs := 1
+	for ; runs < o.Count && res.Status == StatusPass; runs++ {
+		// Only a lesson that passed so far is run again: one failure
+		// already decides the grade.
+		next := c.gradeRun(ctx, l.ID, l.Title, r, ls)
+		if next.Status == StatusError {
+			return next
+		}
+		if next.Status != StatusPass {
+			for i, t := range next.Tests {
+				if t.Status != StatusPass {
+					next.Tests[i].Message = fmt.Sprintf("failed in run %d of %d (it passed the %d before): %s", runs+1, o.Count, runs, t.Message)
+				}
+			}
+			next.WallTime += res.WallTime
+			res = next
+			runs++
+			break
+		}
+		res.WallTime += next.WallTime
+	}
+	return res
+}

@@ -1,0 +1,67 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCheckFocusRepeatReplay is the learner's power over a check: a race
+// the controlled scheduler found names its seed, and --seed replays that
+// very interleaving; --run grades only some tests, without recording
+// progress; --count grades several times over.
+func TestCheckFocusRepeatReplay(t *testing.T) {
+	bin := buildKata(t)
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+	out, code := run(t, bin, home, "init", ws)
+	require.Equal(t, 0, code, out)
+
+	ref, err := os.ReadFile("../solutions/runq.go")
+	require.NoError(t, err)
+	// runqdrain claims the whole ring with a Store where a CAS is needed:
+	// a thief that took a G in between takes it twice.
+	race := strings.Replace(string(ref), "if !pp.runqhead.CompareAndSwap(h, h+qn) {\n\t\t\tcontinue\n\t\t}", "pp.runqhead.Store(h + qn)", 1)
+	require.NotEqual(t, string(ref), race, "the edit did not apply")
+	runq := filepath.Join(ws, "runq.go")
+	require.NoError(t, os.WriteFile(runq, []byte(race), 0o644))
+
+	out, code = run(t, bin, ws, "check", "01", "--run", "Interleavings", "--format", "json")
+	require.Equal(t, 1, code, out)
+	var rep checkJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Lessons[0].Tests, 1, "--run Interleavings graded other tests too")
+	msg := rep.Lessons[0].Tests[0].Message
+	seed := regexp.MustCompile(`kata check 01 --seed (\d+) --run TestL01Interleavings`).FindStringSubmatch(msg)
+	require.NotNil(t, seed, "the failure names no seed to replay: %s", msg)
+
+	out, code = run(t, bin, ws, "check", "01", "--run", "TestL01Interleavings", "--seed", seed[1])
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "seed "+seed[1]+" (depth", "the replay did not fail in the same interleaving: %s", out)
+
+	require.NoError(t, os.WriteFile(runq, ref, 0o644))
+	out, code = run(t, bin, ws, "check", "01", "--run", "FIFO|WrapAround", "--count", "3", "--format", "json")
+	require.Equal(t, 0, code, out)
+	rep = checkJSON{}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	var names []string
+	for _, tr := range rep.Lessons[0].Tests {
+		names = append(names, tr.Name)
+	}
+	assert.Equal(t, []string{"TestL01FIFO", "TestL01WrapAround"}, names)
+	out, _ = run(t, bin, ws, "list", "--format", "json")
+	assert.NotContains(t, out, `"pass"`, "a check of some tests was recorded as the lesson passed")
+
+	out, code = run(t, bin, ws, "check", "01", "--run", "NoSuchTest")
+	assert.Equal(t, 3, code, out)
+	assert.Contains(t, out, `matches none of lesson 01-ringbuffer's tests`)
+	out, code = run(t, bin, ws, "check", "01", "--count", "0")
+	assert.Equal(t, 2, code, out)
+	assert.Contains(t, out, "--count 0: want 1 or more")
+}
