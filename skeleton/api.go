@@ -17,8 +17,11 @@ import (
 // many Ps as the host's GOMAXPROCS, sysmon running, real time.
 type Config struct {
 	// Procs is the number of Ps (GOMAXPROCS). 0 means the host's
-	// runtime.GOMAXPROCS(0). Ms run in parallel only as far as the host's
-	// GOMAXPROCS allows.
+	// runtime.GOMAXPROCS(0). Every M must be able to run at the same time
+	// as the others, as the runtime's Ms are threads: so if the host's
+	// GOMAXPROCS is less than Procs+1 (the Ms that hold a P, and sysmon),
+	// New raises it to that, and the host's OS time-slices the threads when
+	// there are more than cores (it never lowers it again).
 	Procs int
 
 	// Seed seeds each P's random source (steal order, randomized
@@ -172,6 +175,7 @@ func New(c Config) *Runtime {
 	sched.pollnote.init()
 	sched.lastpoll.Store(max(sched.cfg.nanotime(), 1))
 
+	oversubscribe(sched.cfg.procs)
 	sched.lock.Lock()
 	procresize(sched, sched.cfg.procs)
 	sched.lock.Unlock()
@@ -245,10 +249,22 @@ func gomaxprocs(sched *schedt, n int) int {
 	if n < 1 {
 		return int(sched.gomaxprocs.Load())
 	}
+	oversubscribe(int32(n))
 	stopTheWorld(sched)
 	old := int(sched.gomaxprocs.Load())
 	startTheWorld(sched, int32(n))
 	return old
+}
+
+// oversubscribe raises the host's GOMAXPROCS so that procs Ms and sysmon
+// can all run at once (see Config.Procs). With fewer host Ps than Ms, an M
+// waits for a host P, and a 4-P scheduler on a 2-core machine runs as if it
+// had 2 Ps: two of them sit idle through a short run, and two Ms never
+// interleave between host preemptions.
+func oversubscribe(procs int32) {
+	if need := int(procs) + 1; runtime.GOMAXPROCS(0) < need {
+		runtime.GOMAXPROCS(need)
+	}
 }
 
 // NumGoroutine returns the number of Gs that have been started and have
