@@ -147,6 +147,9 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	r := c.newRun(replace, ls)
 	defer r.cleanup()
 	r.env = []string{mutate.EnvVar + "=0"}
+	// A mutant that go vet would refuse is not refused here: its tests
+	// judge it, which can only count against the score.
+	r.noVet = true
 	base := c.gradeRun(ctx, l.ID, l.Title, r, ls)
 	if err := ctx.Err(); err != nil {
 		return nil, err
