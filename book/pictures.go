@@ -28,7 +28,7 @@ func (b *builder) picture(kind, arg string) (string, error) {
 			return "", fmt.Errorf("{{#timeline %s}}: %v", arg, err)
 		}
 		svg := diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{
-			Title: fmt.Sprintf("scenario %s: %d Ps, seed %d", s.Name, r.Procs, r.Seed),
+			Title: fmt.Sprintf("scenario %s: %s, seed %d", s.Name, scenario.Plural(r.Procs, "P"), r.Seed),
 			ID:    "tl-" + s.Name,
 		})
 		caption := html.EscapeString(strings.ToUpper(s.Short[:1])+s.Short[1:]) + fmt.Sprintf(". Drawn from the reference scheduler running <code>kata trace %s --reference --seed %d</code>; hover over a bar or a mark for details.", s.Name, r.Seed)

@@ -127,10 +127,15 @@ func validateBench(l *Lesson) error {
 }
 
 // Lookup returns the lesson with the given ID. A unique prefix ("01",
-// "01-ring") or the slug alone ("ringbuffer") will do.
+// "01-ring"), the number without its zero ("1"), or the slug alone
+// ("ringbuffer") will do.
 func (r *Registry) Lookup(id string) (*Lesson, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	asked := id
+	if len(id) == 1 && id[0] >= '1' && id[0] <= '9' {
+		id = "0" + id
+	}
 	if l, ok := r.lessons[id]; ok {
 		return l, nil
 	}
@@ -143,7 +148,7 @@ func (r *Registry) Lookup(id string) (*Lesson, error) {
 	if len(found) == 1 && id != "" {
 		return found[0], nil
 	}
-	return nil, fmt.Errorf("lesson: no lesson %q (run 'kata list')", id)
+	return nil, fmt.Errorf("lesson: no lesson %q (run 'kata list')", asked)
 }
 
 // All returns the lessons in course order.

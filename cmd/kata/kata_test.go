@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gmp-kata/gmp-kata/internal/workspace"
 	"github.com/stretchr/testify/assert"
@@ -183,4 +184,21 @@ func TestUnifiedDiff(t *testing.T) {
 	got := unifiedDiff("x", "y", a, b)
 	assert.Equal(t, "--- x\n+++ y\n@@ -1,4 +1,5 @@\n a\n-b\n+B\n c\n d\n+e\n", got)
 	assert.Contains(t, unifiedDiff("yours/f.go", "y", a, a), "identical")
+}
+
+func TestTaskSaysWhatToDoFirstOnlyUntilItPasses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	_, _, code := kata(t, "", "init", dir)
+	require.Equal(t, exitOK, code)
+	out, _, code := kata(t, dir, "task", "2")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "Do first: 01-ringbuffer")
+
+	ws, err := workspace.Find(dir)
+	require.NoError(t, err)
+	ws.Progress.Lesson("01-ringbuffer").Record("pass", 100, 100, time.Now())
+	require.NoError(t, ws.Save())
+	out, _, code = kata(t, dir, "task", "02")
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, out, "Do first", "lesson 01 passed: nothing is left to do first")
 }

@@ -24,13 +24,20 @@ func runTask(c *cli.Context) error {
 	w := c.App.Writer
 	fmt.Fprintln(w, strings.TrimSpace(l.Task))
 	fmt.Fprintln(w)
+	todo := l.Prereqs
 	if ws, err := workspace.Find(c.String("workspace")); err == nil {
 		for _, f := range l.Files {
 			fmt.Fprintf(w, "Your file: %s\n", filepath.Join(ws.Dir, f))
 		}
+		todo = nil
+		for _, id := range l.Prereqs {
+			if !ws.Progress.Passed(id) {
+				todo = append(todo, id)
+			}
+		}
 	}
-	if len(l.Prereqs) > 0 {
-		fmt.Fprintf(w, "Do first: %s\n", strings.Join(l.Prereqs, ", "))
+	if len(todo) > 0 {
+		fmt.Fprintf(w, "Do first: %s\n", strings.Join(todo, ", "))
 	}
 	return nil
 }

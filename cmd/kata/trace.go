@@ -51,7 +51,7 @@ func runTrace(c *cli.Context) error {
 	out := c.App.Writer
 	if c.Bool("list") {
 		for _, s := range scenario.All() {
-			fmt.Fprintf(out, "%-10s %d Ps  %s\n", s.Name, s.Procs, s.Short)
+			fmt.Fprintf(out, "%-10s %-5s %s\n", s.Name, scenario.Plural(s.Procs, "P"), s.Short)
 		}
 		return nil
 	}
@@ -216,7 +216,7 @@ func tracePage(s scenario.Scenario, seed uint64, runs []tracedRun) *diagram.Page
 		r := run.result
 		sum := scenario.Summarize(r)
 		pr := diagram.PageRun{
-			Heading: fmt.Sprintf("%s%s: %d Ps, %s", strings.ToUpper(run.who[:1]), run.who[1:], r.Procs, sum.Span.Round(time.Microsecond)),
+			Heading: fmt.Sprintf("%s%s: %s, %s", strings.ToUpper(run.who[:1]), run.who[1:], scenario.Plural(r.Procs, "P"), sum.Span.Round(time.Microsecond)),
 			Header:  []string{"P", "runs", "Gs", "busy", "steals (Gs)", "stolen from", "preempted", "syscalls", "retaken"},
 			Totals:  sum.Totals(),
 			SVG:     diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{ID: fmt.Sprintf("run%d", i), Span: span}),

@@ -7,6 +7,7 @@ package diagram
 import (
 	"cmp"
 	"fmt"
+	"github.com/gmp-kata/gmp-kata/internal/scenario"
 	"html"
 	"math"
 	"slices"
@@ -166,7 +167,7 @@ func Lay(r Run) *Layout {
 			}
 		case sched.EvSteal:
 			l.Marks = append(l.Marks, Mark{Lane: pl(ev.P), When: at, Kind: "steal", From: pl(int32(ev.Arg)), N: ev.N,
-				Note: fmt.Sprintf("P%d stole %d G(s) from P%d (M%d runs G%d next)", ev.P, ev.N, ev.Arg, ev.M, ev.G)})
+				Note: fmt.Sprintf("P%d stole %s from P%d (M%d runs G%d next)", ev.P, scenario.Plural(int(ev.N), "G"), ev.Arg, ev.M, ev.G)})
 		case sched.EvSysmonPreempt:
 			l.Marks = append(l.Marks, Mark{Lane: "sysmon", When: at, Kind: "preempt", From: pl(ev.P),
 				Note: fmt.Sprintf("sysmon: G%d has run too long on P%d; asked it to yield", ev.G, ev.P)})
@@ -179,7 +180,7 @@ func Lay(r Run) *Layout {
 		case sched.EvStopTheWorld:
 			l.Marks = append(l.Marks, Mark{When: at, Kind: "stw", Note: "stop the world"})
 		case sched.EvStartTheWorld:
-			l.Marks = append(l.Marks, Mark{When: at, Kind: "stw", Note: fmt.Sprintf("start the world with %d Ps", ev.Arg)})
+			l.Marks = append(l.Marks, Mark{When: at, Kind: "stw", Note: "start the world with " + scenario.Plural(int(ev.Arg), "P")})
 		case sched.EvResize:
 			l.Marks = append(l.Marks, Mark{When: at, Kind: "resize", Note: fmt.Sprintf("procresize: GOMAXPROCS = %d", ev.Arg)})
 		}
@@ -385,7 +386,7 @@ func (l *Layout) drawGlobal(b *strings.Builder, x func(int64) float64, ly, lh fl
 			}
 		}
 	}
-	fmt.Fprintf(b, `<g class="tl-global"><title>the global run queue: at most %d Gs at once</title>`, peak)
+	fmt.Fprintf(b, `<g class="tl-global"><title>the global run queue: at most %s at once</title>`, scenario.Plural(int(peak), "G"))
 	for c := 0; c < len(cols); {
 		e := c + 1
 		for e < len(cols) && cols[e] == cols[c] {
@@ -395,8 +396,8 @@ func (l *Layout) drawGlobal(b *strings.Builder, x func(int64) float64, ly, lh fl
 			bh := math.Max(float64(n)/float64(peak)*(lh-2), 1.5)
 			// The time this stretch of columns covers, for the hover text.
 			from := l.T0 + int64(float64(c)/(x1-x0)*float64(l.T1-l.T0))
-			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%d" height="%.1f"><title>global run queue: %d G(s), around %s</title></rect>`,
-				x0+float64(c), ly+lh-1-bh, e-c, bh, n, dur(from-l.T0))
+			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%d" height="%.1f"><title>global run queue: %s, around %s</title></rect>`,
+				x0+float64(c), ly+lh-1-bh, e-c, bh, scenario.Plural(int(n), "G"), dur(from-l.T0))
 		}
 		c = e
 	}

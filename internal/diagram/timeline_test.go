@@ -33,7 +33,7 @@ func TestGlobalRunqLane(t *testing.T) {
 	require.Equal(t, []Level{{1000, 128}, {5000, 96}, {9000, 0}}, l.Global)
 
 	svg := l.SVG(Options{})
-	bars := regexp.MustCompile(`<rect x="[\d.]+" y="[\d.]+" width="(\d+)" height="([\d.]+)"><title>global run queue: (\d+) G\(s\)`).FindAllStringSubmatch(svg, -1)
+	bars := regexp.MustCompile(`<rect x="[\d.]+" y="[\d.]+" width="(\d+)" height="([\d.]+)"><title>global run queue: (\d+) Gs?,`).FindAllStringSubmatch(svg, -1)
 	require.Len(t, bars, 2, "one bar per level the queue held (128, then 96); none while empty:\n%s", svg)
 	assert.Equal(t, "128", bars[0][3])
 	assert.Equal(t, "96", bars[1][3])

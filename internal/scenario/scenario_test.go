@@ -70,3 +70,11 @@ func TestSummaryAgreesWithEvents(t *testing.T) {
 		})
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 Gs", 1: "1 G", 2: "2 Gs"} {
+		if got := Plural(n, "G"); got != want {
+			t.Errorf("Plural(%d, G) = %q, want %q", n, got, want)
+		}
+	}
+}

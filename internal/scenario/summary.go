@@ -127,16 +127,29 @@ type pspan struct {
 
 // Totals says in one sentence what the whole run did.
 func (s Summary) Totals() string {
-	return fmt.Sprintf("%d events in %s: %s created, %d finished; %d steals moved %s; %s went through the global run queue, which held at most %d; an M started spinning %d times; sysmon asked %s to yield and retook %d Ps from system calls.",
-		s.Events, round(s.Span), gs(s.Created), s.Ended, s.Steals, gs(s.StolenGs), gs(s.GlobalIn), s.GlobalPeak, s.SpinStarts, gs(s.PreemptReqs), s.Retakes)
+	return fmt.Sprintf("%d events in %s: %s created, %d finished; %s moved %s; %s went through the global run queue, which held at most %d; an M started spinning %s; sysmon asked %s to yield and retook %s from system calls.",
+		s.Events, round(s.Span), Plural(s.Created, "G"), s.Ended, Plural(s.Steals, "steal"), Plural(s.StolenGs, "G"),
+		Plural(s.GlobalIn, "G"), s.GlobalPeak, times(s.SpinStarts), Plural(s.PreemptReqs, "G"), Plural(s.Retakes, "P"))
 }
 
-// gs counts Gs: "1 G", "2 Gs".
-func gs(n int) string {
+// Plural returns n and the noun, with an s unless n is 1: "1 G", "4 Ps".
+// The scheduler's nouns all take an s.
+func Plural(n int, noun string) string {
 	if n == 1 {
-		return "1 G"
+		return "1 " + noun
 	}
-	return fmt.Sprintf("%d Gs", n)
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// times says how often: "once", "twice", "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // spans pairs each EvGoStart with the event that ends that stretch of
@@ -166,7 +179,7 @@ func spans(r *Result) []pspan {
 // and the totals.
 func Print(w io.Writer, r *Result, width int) {
 	s := Summarize(r)
-	fmt.Fprintf(w, "scenario %s: %s\n(%d Ps, seed %d)\n\n", r.Scenario.Name, r.Scenario.Short, r.Procs, r.Seed)
+	fmt.Fprintf(w, "scenario %s: %s\n(%s, seed %d)\n\n", r.Scenario.Name, r.Scenario.Short, Plural(r.Procs, "P"), r.Seed)
 	fmt.Fprintf(w, "%-4s %6s %5s %10s %14s %12s %10s %9s %8s\n", "P", "runs", "Gs", "busy", "steals (Gs)", "stolen from", "preempted", "syscalls", "retaken")
 	for _, p := range s.Procs {
 		fmt.Fprintf(w, "P%-3d %6d %5d %10s %14s %12d %10d %9d %8d\n", p.P, p.Runs, p.Gs, round(p.Busy),
