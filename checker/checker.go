@@ -125,7 +125,10 @@ func (c *Checker) Capstone(ctx context.Context, files map[string]string) *Lesson
 }
 
 func (c *Checker) grade(ctx context.Context, id, title string, replace map[string]string, ls []*lessons.Lesson) *LessonResult {
-	r := c.newRun(replace, ls)
+	r, err := c.newRun(replace, ls)
+	if err != nil {
+		return &LessonResult{ID: id, Title: title, Status: StatusError, Error: err.Error()}
+	}
 	defer r.cleanup()
 	return c.gradeRun(ctx, id, title, r, ls)
 }
@@ -134,15 +137,42 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 // the reference's files. The first run builds the test binary and keeps
 // it; the runs after it (after a crash or a hang, or with another
 // environment) run it again rather than link it again. cleanup removes it.
-func (c *Checker) newRun(replace map[string]string, ls []*lessons.Lesson) *run {
+//
+// The learner's files are read once, here, into a snapshot the runs
+// compile: a file saved while its check runs is graded by the next check,
+// never half by this one.
+func (c *Checker) newRun(replace map[string]string, ls []*lessons.Lesson) (*run, error) {
 	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace,
 		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate}
-	if binDir, err := os.MkdirTemp("", "kata-bin-"); err == nil {
-		r.binDir = binDir
-		r.bin = filepath.Join(binDir, "sched.test")
-		if runtime.GOOS == "windows" {
-			r.bin += ".exe"
+	binDir, err := os.MkdirTemp("", "kata-bin-")
+	if err != nil {
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	r.binDir = binDir
+	r.bin = filepath.Join(binDir, "sched.test")
+	if runtime.GOOS == "windows" {
+		r.bin += ".exe"
+	}
+	r.snapshot = map[string]string{}
+	for base, p := range replace {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			r.cleanup()
+			return nil, fmt.Errorf("checker: reading %s: %w", p, err)
 		}
+		dir := filepath.Join(binDir, "src", base)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			r.cleanup()
+			return nil, fmt.Errorf("checker: %w", err)
+		}
+		// The snapshot keeps the file's base name: the compiler names it in
+		// its messages, which kata maps back to the learner's path.
+		snap := filepath.Join(dir, filepath.Base(p))
+		if err := os.WriteFile(snap, data, 0o644); err != nil {
+			r.cleanup()
+			return nil, fmt.Errorf("checker: %w", err)
+		}
+		r.snapshot[base] = snap
 	}
 	for _, l := range ls {
 		r.hidden = append(r.hidden, l.ID)
@@ -154,7 +184,7 @@ func (c *Checker) newRun(replace map[string]string, ls []*lessons.Lesson) *run {
 			r.timeouts[t.Name] = timeout
 		}
 	}
-	return r
+	return r, nil
 }
 
 // gradeRun grades ls's hidden tests with r, running it as often as needed.

@@ -52,7 +52,10 @@ func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[s
 		replace[f] = p
 	}
 	ls := []*lessons.Lesson{l}
-	r := c.newRun(replace, ls)
+	r, err := c.newRun(replace, ls)
+	if err != nil {
+		return &LessonResult{ID: l.ID, Title: l.Title, Status: StatusError, MaxScore: l.MaxScore(), Error: err.Error()}
+	}
 	defer r.cleanup()
 	if o.Seed != 0 {
 		r.env = append(r.env, EnvSeed+"="+strconv.FormatUint(o.Seed, 10))

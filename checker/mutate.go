@@ -144,7 +144,10 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	}
 
 	ls := []*lessons.Lesson{l}
-	r := c.newRun(replace, ls)
+	r, err := c.newRun(replace, ls)
+	if err != nil {
+		return nil, err
+	}
 	defer r.cleanup()
 	r.env = []string{mutate.EnvVar + "=0"}
 	// A mutant that go vet would refuse is not refused here: its tests

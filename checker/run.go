@@ -24,6 +24,7 @@ import (
 type run struct {
 	mod      *module
 	replace  map[string]string // base name in solutions/ → the learner's file
+	snapshot map[string]string // base name → the copy of the learner's file the runs compile
 	hidden   []string          // lesson IDs whose hidden tests to add
 	timeouts map[string]time.Duration
 	race     bool
@@ -91,6 +92,9 @@ const gapAllowance = 30 * time.Second
 func (r *run) overlay(mod *module, tmp string) (map[string]string, error) {
 	replace := map[string]string{}
 	for base, learner := range r.replace {
+		if snap, ok := r.snapshot[base]; ok {
+			learner = snap
+		}
 		abs, err := filepath.Abs(learner)
 		if err != nil {
 			return nil, err
@@ -362,6 +366,11 @@ loop:
 		for dst, src := range replace {
 			if strings.HasPrefix(src, tmp+string(filepath.Separator)) {
 				written[filepath.Clean(src)] = dst
+			}
+		}
+		for base, snap := range r.snapshot {
+			if abs, err := filepath.Abs(r.replace[base]); err == nil {
+				written[filepath.Clean(snap)] = abs // the learner's own path
 			}
 		}
 		for i, l := range res.s.buildOutput {

@@ -86,7 +86,7 @@ func runCheck(c *cli.Context) error {
 		}
 	}
 	focused := opts.Run != nil || opts.Seed != 0
-	ck, err := checker.New(checker.Options{NoRace: c.Bool("no-race")})
+	ck, err := checker.New(learnerOptions(c))
 	if err != nil {
 		return couldNot(err)
 	}
@@ -131,6 +131,15 @@ func runCheck(c *cli.Context) error {
 		}
 	}
 	return checkExit(report.Lessons)
+}
+
+// learnerOptions are the checker's options for a learner's own check: once
+// one test has hung, the lesson's tests that have not run do not start (each
+// would likely hang too, and wait out its whole limit); what passed before
+// is confirmed. A looping lesson is then reported after one limit, not
+// after the sum of them.
+func learnerOptions(c *cli.Context) checker.Options {
+	return checker.Options{NoRace: c.Bool("no-race"), MaxTimeouts: 1}
 }
 
 // record stores a lesson's result in the workspace's progress.

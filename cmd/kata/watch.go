@@ -45,7 +45,7 @@ func runWatch(c *cli.Context) error {
 	if c.Duration("poll") <= 0 {
 		return usageError("watch: --poll must be positive")
 	}
-	ck, err := checker.New(checker.Options{NoRace: c.Bool("no-race")})
+	ck, err := checker.New(learnerOptions(c))
 	if err != nil {
 		return couldNot(err)
 	}

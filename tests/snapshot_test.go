@@ -1,0 +1,71 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCheckGradesOneSnapshot: a learner saves a fix 3 s into a check of a
+// file whose retry loop never ends. The check grades the file as it was
+// when the check began, all of it: none of its tests passes because the
+// fix came in. And a looping lesson is reported after one test's limit,
+// not after every test's.
+func TestCheckGradesOneSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a hung test's limit")
+	}
+	bin := buildKata(t)
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+	out, code := run(t, bin, home, "init", ws)
+	require.Equal(t, 0, code, out)
+	ref, err := os.ReadFile("../solutions/runq.go")
+	require.NoError(t, err)
+	// The commonest slip in a retry loop: `continue` where the empty ring
+	// should return nil, so taking from an empty ring never ends.
+	loop := strings.Replace(string(ref), "if t == h {\n\t\t\treturn nil\n\t\t}", "if t == h {\n\t\t\tcontinue\n\t\t}", 1)
+	require.NotEqual(t, string(ref), loop)
+	runq := filepath.Join(ws, "runq.go")
+	require.NoError(t, os.WriteFile(runq, []byte(loop), 0o644))
+
+	cmd := exec.Command(bin, "check", "01", "--no-race", "--format", "json")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KATA_WORKSPACE=", "KATA_CACHE="+cacheDir(t))
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	start := time.Now()
+	require.NoError(t, cmd.Start())
+	time.Sleep(3 * time.Second)
+	require.NoError(t, os.WriteFile(runq, ref, 0o644)) // the fix, saved mid-check
+	err = cmd.Wait()
+	took := time.Since(start)
+	var rep checkJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &rep), "%v: %s", err, stdout.String())
+	l := rep.Lessons[0]
+	for _, tr := range l.Tests {
+		if tr.Status == "pass" {
+			// A pass is possible only for a test the loop cannot reach;
+			// the reference's file would pass every test, so a pass of a
+			// test that takes from an empty ring means the fix was graded.
+			assert.NotContains(t, []string{"TestL01FIFO", "TestL01StealAndDrain", "TestL01InScheduler"}, tr.Name,
+				"%s passed: the file saved during the check was graded", tr.Name)
+		}
+	}
+	assert.Less(t, l.Score, l.MaxScore, "the looping file scored full marks: the fix saved mid-check was graded")
+	var hung []string
+	for _, tr := range l.Tests {
+		if strings.Contains(tr.Message, "did not finish within") {
+			hung = append(hung, tr.Name)
+		}
+	}
+	assert.Len(t, hung, 1, "once a test hung, the others must not each wait out their limit: %v", hung)
+	assert.Less(t, took, 60*time.Second, "a looping lesson must be reported within a minute")
+}
