@@ -411,13 +411,21 @@ func fileSum(path string) (string, error) {
 // instructor's tokens and keys), and a temporary directory of its own.
 func (r *run) environ(tmp string) ([]string, error) {
 	env := os.Environ()
+	// The go command's own work directory goes in the run's: when a run
+	// is killed, the go command cannot remove it, and kata's removal of
+	// the run's directory does.
+	gotmp := filepath.Join(tmp, "gotmp")
+	if err := os.Mkdir(gotmp, 0o700); err != nil {
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	env = append(env, "GOTMPDIR="+gotmp)
 	if r.isolate {
 		env = scrubbed(env)
 		dir := filepath.Join(tmp, "tmp")
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("checker: %w", err)
 		}
-		env = append(env, "TMPDIR="+dir, "GOTMPDIR="+dir)
+		env = append(env, "TMPDIR="+dir)
 		if runtime.GOOS == "windows" {
 			env = append(env, "TMP="+dir, "TEMP="+dir)
 		}

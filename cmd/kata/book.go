@@ -140,7 +140,7 @@ func runBookServe(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit("the book does not build:\n"+err.Error(), exitFailed)
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
+	ctx, stop := signal.NotifyContext(c.Context, stopSignals...)
 	defer stop()
 	return srv.ListenAndServe(ctx, c.String("addr"), func(addr string) {
 		fmt.Fprintf(c.App.Writer, "serving the book from %s on http://%s/ (Ctrl-C stops)\nit rebuilds and the page reloads when a chapter or an included file changes\n", root, addr)

@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	app := newApp()
 	if err := app.RunContext(ctx, flagsFirst(app, os.Args)); err != nil {
