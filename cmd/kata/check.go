@@ -91,6 +91,18 @@ func runCheck(c *cli.Context) error {
 		return couldNot(err)
 	}
 
+	if strangers := ws.Strangers(); len(strangers) > 0 {
+		// Why the helper is not graded: a lesson's grade is about its own
+		// file, run inside the reference; a helper file would be compiled
+		// into every lesson's runs, and name clashes with the reference
+		// would fail lessons it has nothing to do with.
+		verb, what := "are", "they declare"
+		if len(strangers) == 1 {
+			verb, what = "is", "it declares"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "kata: %s %s not graded: each lesson grades only its own file (%s); move what %s into that file\n",
+			strings.Join(strangers, ", "), verb, lessonFileList(todo), what)
+	}
 	var report checkReport
 	for _, l := range todo {
 		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), opts)
@@ -131,6 +143,18 @@ func runCheck(c *cli.Context) error {
 		}
 	}
 	return checkExit(report.Lessons)
+}
+
+// lessonFileList names the files of ls: "runq.go for 01-ringbuffer".
+func lessonFileList(ls []*lessons.Lesson) string {
+	var parts []string
+	for _, l := range ls {
+		parts = append(parts, strings.Join(l.Files, ", ")+" for "+l.ID)
+	}
+	if len(parts) > 3 {
+		parts = append(parts[:3], "...")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // learnerOptions are the checker's options for a learner's own check: once

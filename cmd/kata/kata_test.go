@@ -202,3 +202,16 @@ func TestTaskSaysWhatToDoFirstOnlyUntilItPasses(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	assert.NotContains(t, out, "Do first", "lesson 01 passed: nothing is left to do first")
 }
+
+// A helper file of the learner's own is named at once as not graded,
+// with where its code must go.
+func TestCheckNamesHelperFilesItDoesNotGrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	_, _, code := kata(t, "", "init", dir)
+	require.Equal(t, exitOK, code)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ringhelpers.go"), []byte("package sched\n\nfunc ringSlot(i uint32) uint32 { return i % 256 }\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ring_test.go"), []byte("package sched\n"), 0o644))
+	_, errOut, _ := kata(t, dir, "check", "01", "--run", "FIFO", "--no-race")
+	assert.Contains(t, errOut, "kata: ringhelpers.go is not graded: each lesson grades only its own file (runq.go for 01-ringbuffer); move what it declares into that file")
+	assert.NotContains(t, errOut, "ring_test.go", "a test file of the learner's is theirs to run, not a helper kata ignores")
+}

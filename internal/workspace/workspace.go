@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
@@ -148,6 +149,27 @@ func (w *Workspace) LessonFiles(l *lessons.Lesson) map[string]string {
 		files[f] = filepath.Join(w.Dir, f)
 	}
 	return files
+}
+
+// Strangers returns the .go files (not tests) of the workspace that the
+// course did not put there: the learner's own helper files, which no
+// lesson grades (kata takes only each lesson's own files).
+func (w *Workspace) Strangers() []string {
+	entries, err := os.ReadDir(w.Dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if _, err := fs.Stat(gmpkata.Sources, "skeleton/"+name); err != nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Skeleton returns the pristine starting version of a lesson file.
