@@ -2,6 +2,9 @@ package checker
 
 import (
 	"context"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +142,98 @@ func TestVetKnowsTheHarness(t *testing.T) {
 			t.Errorf("problem %d: %q, want %q", i, got[i], want[i])
 		}
 	}
+}
+
+// TestDefencesBeneathTheVetter: the run's own defences still hold for
+// files the vetter refuses, were it wrong or off. Code that exits in an
+// init function proves nothing; code that writes beside the graded package
+// fails the lesson (Options.Isolate); and, on Linux, PASS lines printed
+// with the real results hidden do not change the grade. (These were
+// cases of the hostile corpus, checker/grade/corpus_test.go, before the
+// vetter refused them there.) Under -short, the first two.
+func TestDefencesBeneathTheVetter(t *testing.T) {
+	c := withoutVet(sharedChecker(t))
+	c.opts.Isolate = true
+	l := lesson(t, "01")
+	runqWith := func(t *testing.T, base string, imports []string, decls string) map[string]string {
+		t.Helper()
+		block := "import (\n"
+		for _, imp := range imports {
+			block += "\t\"" + imp + "\"\n"
+		}
+		src := strings.Replace(base, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)", 1)
+		src = strings.Replace(src, "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(", 1)
+		if src == base {
+			t.Fatal("runq.go has changed: the edits do not apply")
+		}
+		return lessonFile(t, "runq.go", []byte(src))
+	}
+	refuse := func(t *testing.T, res *LessonResult, pattern string) {
+		t.Helper()
+		if res.Status != StatusFail || res.Score != 0 || len(res.VetProblems) != 0 {
+			t.Errorf("%s %d/%d, vet problems %q: want a failure scoring 0, not vetted", res.Status, res.Score, res.MaxScore, res.VetProblems)
+		}
+		re := regexp.MustCompile(pattern)
+		for _, tr := range res.Tests {
+			if !re.MatchString(tr.Message) {
+				t.Errorf("%s: %q, want %s", tr.Name, tr.Message, pattern)
+			}
+		}
+	}
+	ref := string(embedded(t, "solutions/runq.go"))
+
+	t.Run("exit-in-init", func(t *testing.T) {
+		res := c.Lesson(context.Background(), l, runqWith(t, ref, []string{"os"}, "func init() { os.Exit(0) }\n"))
+		refuse(t, res, `^the test binary exited before running any test`)
+	})
+	t.Run("writes-outside", func(t *testing.T) {
+		res := c.Lesson(context.Background(), l, runqWith(t, ref, []string{"os"}, `func init() {
+	os.WriteFile("proc.go", []byte("package sched\n\nfunc broken() { undefinedEverywhere() }\n"), 0o644)
+	os.WriteFile("../escaped.txt", []byte("was here"), 0o644)
+}
+`))
+		refuse(t, res, `^changed the grader's files while its tests ran \(escaped\.txt \(added\), solutions/proc\.go \(changed\)\)`)
+	})
+	if testing.Short() || runtime.GOOS != "linux" {
+		return
+	}
+	t.Run("fake-pass-framed-hidden-output", func(t *testing.T) {
+		ms, err := l.ReadMutants()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mutant string
+		for _, m := range ms {
+			if m.Name == "grab-takes-all" {
+				edited, err := m.Apply(map[string][]byte{"runq.go": []byte(ref)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mutant = string(edited["runq.go"])
+			}
+		}
+		honest := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(mutant)))
+		names := make([]string, len(l.Tests))
+		for i, tt := range l.Tests {
+			names[i] = strconv.Quote(tt.Name)
+		}
+		// Framed PASS lines for every test, then standard output and error
+		// pointed at /dev/null so that the real results never reach
+		// test2json; the tests then run (and the mistake fails some).
+		res := c.Lesson(context.Background(), l, runqWith(t, mutant, []string{"fmt", "os", "syscall"}, `func init() {
+	for _, n := range []string{`+strings.Join(names, ", ")+`} {
+		fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
+	}
+	fmt.Printf("\x16PASS\n")
+	os.Stdout.Sync()
+	null, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	syscall.Dup3(int(null.Fd()), 1, 0)
+	syscall.Dup3(int(null.Fd()), 2, 0)
+}
+`))
+		if honest.Score == honest.MaxScore || res.Score != honest.Score || len(res.VetProblems) != 0 {
+			t.Errorf("the mutant scored %d/%d alone, %d/%d hiding its results (vet problems %q): want the same, and less than full marks",
+				honest.Score, honest.MaxScore, res.Score, res.MaxScore, res.VetProblems)
+		}
+	})
 }

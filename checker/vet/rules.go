@@ -59,7 +59,7 @@ func (c *fileCheck) imports() {
 func (c *fileCheck) inits() {
 	for _, d := range c.f.Decls {
 		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
-			c.report(fn.Name.Pos(), RuleInit, "a lesson file may not declare an init function (it would run before kata's tests, outside them): remove it, and do its work in the functions the lesson asks for")
+			c.report(fn.Name.Pos(), RuleInit, "a lesson file may not declare an init function (it runs before kata's tests): remove it")
 		}
 	}
 }
@@ -82,7 +82,7 @@ func (c *fileCheck) directives() {
 			default:
 				continue
 			}
-			c.report(cm.Pos(), RuleDirective, "%s is not allowed in a lesson file (no //go:, //line or build-constraint comments): remove it", what)
+			c.report(cm.Pos(), RuleDirective, "%s is not allowed in a lesson file: remove it", what)
 		}
 	}
 }
@@ -145,7 +145,7 @@ func (c *fileCheck) names() {
 		_, def := c.info.Defs[id]
 		if def || typeSwitchVars[id] {
 			if reservedName(id.Name) {
-				c.report(id.Pos(), RuleReserved, "%s: names that start with \"kata\" are kept for kata's test harness: rename it", id.Name)
+				c.report(id.Pos(), RuleReserved, "%s: names that start with \"kata\" are kata's test harness's: rename it", id.Name)
 			}
 			return true
 		}
@@ -163,12 +163,12 @@ func (c *fileCheck) names() {
 			// x.name with no such field or method: only test files can
 			// add methods to the reference's types.
 			if reservedName(id.Name) || c.v.testMethods[id.Name] && c.hasType(sel.X) {
-				c.report(id.Pos(), RuleTestOnly, "refers to %s, which only kata's tests declare: a lesson file may use only what the reference scheduler and its imports declare", types.ExprString(sel))
+				c.report(id.Pos(), RuleTestOnly, "refers to %s, which only kata's tests declare: use only what the reference and your imports declare", types.ExprString(sel))
 			}
 			return true
 		}
 		if reservedName(id.Name) || c.v.testOnly[id.Name] {
-			c.report(id.Pos(), RuleTestOnly, "refers to %s, which only kata's tests declare: a lesson file may use only what the reference scheduler and its imports declare", id.Name)
+			c.report(id.Pos(), RuleTestOnly, "refers to %s, which only kata's tests declare: use only what the reference and your imports declare", id.Name)
 		}
 		return true
 	})
@@ -211,7 +211,7 @@ func (c *fileCheck) initializers() {
 					return true
 				})
 				if call != nil {
-					c.report(call.Pos(), RuleInitializer, "package-level var %s is initialised by calling %s, which would run before kata's tests: a lesson file's package variables may hold only constants, conversions and composite literals; set it in the function that first needs it",
+					c.report(call.Pos(), RuleInitializer, "package-level var %s is initialised by calling %s, which runs before kata's tests: set it where it is first needed",
 						names(vs.Names), types.ExprString(call.Fun))
 					break
 				}
@@ -241,7 +241,7 @@ func (c *fileCheck) unsafe() {
 				return true
 			}
 			if pn, ok := c.info.Uses[x].(*types.PkgName); ok && pn.Imported() == types.Unsafe && n.Sel.Name != "Pointer" {
-				c.report(n.Pos(), RuleUnsafe, "%s is not allowed in a lesson file: of package unsafe, only the type unsafe.Pointer, as the lesson's signatures use it", types.ExprString(n))
+				c.report(n.Pos(), RuleUnsafe, "%s is not allowed in a lesson file: of package unsafe, only the type unsafe.Pointer is", types.ExprString(n))
 			}
 		case *ast.CallExpr:
 			tv, ok := c.info.Types[n.Fun]

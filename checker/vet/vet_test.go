@@ -242,7 +242,7 @@ func gopark(`)
 		}},
 		{name: "var initialised by a call", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar started = start()\n\nfunc start() bool { return true }\n\nfunc runqputtail(")
-		}, want: []string{"23:15:initializer:package-level var started is initialised by calling start, which would run before kata's tests"}},
+		}, want: []string{"23:15:initializer:package-level var started is initialised by calling start, which runs before kata's tests"}},
 		{name: "var initialised by a called function literal", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x, y = 1, func() int { return 2 }()\n\nfunc runqputtail(")
 		}, want: []string{"initializer:package-level var x, y is initialised by calling (func() int literal)"}},
@@ -283,7 +283,7 @@ func gopark(`)
 		{name: "a renamed test", file: "runq.go", src: at(putTail, "\t_ = kataTest_TestL01FIFO")(runq), want: []string{"test-only:refers to kataTest_TestL01FIFO"}},
 		{name: "declares a renamed test", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc kataTest_TestL01FIFO(t any) {}\n\nfunc runqputtail(")
-		}, want: []string{"23:6:reserved:kataTest_TestL01FIFO: names that start with \"kata\" are kept for kata's test harness: rename it"}},
+		}, want: []string{"23:6:reserved:kataTest_TestL01FIFO: names that start with \"kata\" are kata's test harness's: rename it"}},
 		{name: "declares a harness variable", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar kataVerdicts = map[string]string{}\n\nfunc runqputtail(")
 		}, want: []string{"reserved:kataVerdicts: names that start with \"kata\""}},
