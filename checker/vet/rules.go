@@ -75,7 +75,8 @@ func (c *fileCheck) directives() {
 				what = "the " + strings.Fields(t)[0] + " directive"
 			case strings.HasPrefix(t, "//line ") || strings.HasPrefix(t, "/*line "):
 				what = "a //line directive"
-			case strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(t, "//")), "+build") && strings.HasPrefix(t, "//"):
+			case strings.HasPrefix(t, "//") && strings.HasPrefix(strings.TrimSpace(t[2:]), "+build") && cm.Pos() < c.f.Package:
+				// The go command reads // +build only above the package clause.
 				what = "a // +build constraint"
 			case strings.HasPrefix(t, "//export ") || strings.HasPrefix(t, "//extern "):
 				what = "the " + strings.Fields(t)[0] + " directive"

@@ -341,7 +341,7 @@ func runqputtail(`)
 		{name: "a method named init", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype ring struct{}\n\nfunc (ring) init() {}\n\nfunc runqputtail(")
 		}},
-		{name: "kata's names in comments and strings", file: "runq.go", src: at(putTail, "\t// kataVerdicts, //go:linkname\n\t_ = \"kataVerdicts //line x.go:1\"")(runq)},
+		{name: "kata's names in comments and strings", file: "runq.go", src: at(putTail, "\t// kataVerdicts, //go:linkname\n\t_ = \"kataVerdicts //line x.go:1\"\n\t// +build is only read above the package clause")(runq)},
 		{name: "names like kata's", file: "runq.go", src: at(putTail, "\tkatana, kit, kitchen := 1, 2, 3\n\t_, _, _ = katana, kit, kitchen")(runq)},
 		{name: "a type switch", file: "runq.go", src: at(putTail, "\tswitch kitG := any(gp).(type) {\n\tcase *g:\n\t\t_ = kitG\n\t}")(runq)},
 
