@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,13 +147,19 @@ func runqputtail(pp *p, gp *g) {
 				// Then the binary dies: syscall.Exit would be refused by
 				// the vetter, a panic on a goroutine of its own is not (a
 				// panic in a G only fails the test).
+				// Every test's name, so that the one running when the
+				// binary dies is among those that claim a pass.
+				var names []string
+				for _, tt := range lesson(t, "01-ringbuffer").Tests {
+					names = append(names, strconv.Quote(tt.Name))
+				}
 				src := withImports(t, ref(t, "runq.go"), "fmt")
 				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var faked bool
 
 func runqputtail(pp *p, gp *g) {
 	if !faked {
 		faked = true
-		for _, n := range []string{`+allL01+`} {
+		for _, n := range []string{`+strings.Join(names, ", ")+`} {
 			fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
 		}
 		fmt.Printf("\x16PASS\n")
