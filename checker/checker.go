@@ -62,6 +62,7 @@ type Checker struct {
 	opts Options
 	reg  *lessons.Registry
 	mod  *module
+	vet  vetting
 }
 
 // New prepares the grading module (once per version of the course) and
@@ -104,6 +105,7 @@ type LessonResult struct {
 	MaxScore      int          `json:"max_score"`
 	Tests         []TestResult `json:"tests"`
 	CompileErrors []string     `json:"compile_errors,omitempty"`
+	VetProblems   []string     `json:"vet_problems,omitempty"` // the rules of lesson files they break (package vet): not compiled
 	Error         string       `json:"error,omitempty"`
 	WallTime      float64      `json:"wall_seconds"`
 }
@@ -211,6 +213,11 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		results[name] = tr
 	}
 
+	if err := c.vetFirst(res, replace, order, record); err != nil {
+		res.Status, res.Error = StatusError, err.Error()
+		return res
+	}
+
 	// Each run either ends with the harness's report, which settles every
 	// test it ran, or settles at least one test (the one that hung,
 	// crashed or failed); passes it printed are run again, since a run
@@ -218,6 +225,9 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 	// len(order)+1 runs.
 	stopped := 0 // tests stopped for running out of time, memory or output
 	remaining := order
+	if len(res.VetProblems) > 0 {
+		remaining = nil // refused: never compiled
+	}
 	for len(remaining) > 0 {
 		rr, err := r.exec(ctx, remaining)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/checker/vet"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -207,5 +208,6 @@ func (c *Checker) Fingerprint() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\n",
 		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion)
+	fmt.Fprintf(h, "vet %d\n", vet.Version) // files a rule refuses score nothing: a new rule, a new grade
 	return hex.EncodeToString(h.Sum(nil))
 }

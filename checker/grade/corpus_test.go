@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,16 @@ func everyTest(t *testing.T, g report.LessonGrade, pattern string) {
 	assert.Equal(t, 0, g.Score, "%s scored", g.ID)
 	for _, tg := range g.Tests {
 		assert.Regexp(t, pattern, tg.Reason, "%s %s", g.ID, tg.Name)
+	}
+}
+
+// refused checks the vetter refused g's files: every test failed, before
+// any compile, with the first problem, which matches pattern.
+func refused(pattern string) func(t *testing.T, g report.LessonGrade, _ int) {
+	return func(t *testing.T, g report.LessonGrade, _ int) {
+		t.Helper()
+		everyTest(t, g, `^breaks a rule of lesson files: `+pattern)
+		assert.Empty(t, g.CompileErrors)
 	}
 }
 
@@ -110,44 +121,56 @@ func hostiles() []hostile {
 			files: func(t testing.TB) map[string][]byte {
 				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "os"), "\nfunc runqputtail(", "\nfunc init() { os.Exit(0) }\n\nfunc runqputtail("))
 			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, `^the test binary exited before running any test`)
-			}},
+			// Beneath the vetter: TestDefencesBeneathTheVetter (checker).
+			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file \(allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic\): remove it \(and 1 more problem\)$`)},
 		{name: "fake-pass-plain", lesson: "01-ringbuffer",
 			files: func(t testing.TB) map[string][]byte {
+				// From the first call of runqputtail: an init function
+				// would be refused by the vetter.
 				src := withImports(t, mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"], "fmt")
-				return one("runq.go", edit(t, src, "\nfunc runqputtail(", `
-func init() {
-	for _, n := range []string{`+allL01+`} {
-		fmt.Printf("=== RUN   %s\n--- PASS: %s (0.00s)\n", n, n)
-	}
-	fmt.Printf("PASS\nok  \tgmpkata.grade/solutions\t0.01s\n")
-}
-
-func runqputtail(`))
-			},
-			want: func(t *testing.T, g report.LessonGrade, mutantScore int) {
-				assert.Equal(t, mutantScore, g.Score, "printing PASS lines must not change the grade of the mistake beneath them")
-			}},
-		{name: "fake-pass-framed", lesson: "01-ringbuffer", short: true,
-			files: func(t testing.TB) map[string][]byte {
-				src := withImports(t, ref(t, "runq.go"), "fmt", "syscall")
 				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var faked bool
 
 func runqputtail(pp *p, gp *g) {
 	if !faked {
 		faked = true
 		for _, n := range []string{`+allL01+`} {
+			fmt.Printf("=== RUN   %s\n--- PASS: %s (0.00s)\n", n, n)
+		}
+		fmt.Printf("PASS\nok  \tgmpkata.grade/solutions\t0.01s\n")
+	}`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, mutantScore int) {
+				assert.Equal(t, mutantScore, g.Score, "printing PASS lines must not change the grade of the mistake beneath them")
+			}},
+		{name: "fake-pass-framed", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// Then the binary dies: syscall.Exit would be refused by
+				// the vetter, a panic on a goroutine of its own is not (a
+				// panic in a G only fails the test).
+				// Every test's name, so that the one running when the
+				// binary dies is among those that claim a pass.
+				var names []string
+				for _, tt := range lesson(t, "01-ringbuffer").Tests {
+					names = append(names, strconv.Quote(tt.Name))
+				}
+				src := withImports(t, ref(t, "runq.go"), "fmt")
+				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var faked bool
+
+func runqputtail(pp *p, gp *g) {
+	if !faked {
+		faked = true
+		for _, n := range []string{`+strings.Join(names, ", ")+`} {
 			fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
 		}
 		fmt.Printf("\x16PASS\n")
-		syscall.Exit(0)
+		go func() { panic("all done") }()
+		select {}
 	}`))
 			},
 			want: func(t *testing.T, g report.LessonGrade, _ int) {
 				everyTest(t, g, `passes it printed prove nothing`)
 			}},
-		{name: "fake-pass-framed-hidden-output", lesson: "01-ringbuffer", linux: true,
+		{name: "fake-pass-framed-hidden-output", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// Framed PASS lines for every test, then standard output
 				// and error pointed at /dev/null so that the real results
@@ -168,9 +191,8 @@ func init() {
 
 func runqputtail(`))
 			},
-			want: func(t *testing.T, g report.LessonGrade, mutantScore int) {
-				assert.Equal(t, mutantScore, g.Score, "hiding the real results must not change the grade")
-			}},
+			// Beneath the vetter: TestDefencesBeneathTheVetter (checker).
+			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file .* \(and 2 more problems\)$`)},
 		{name: "infinite-loop", lesson: "03-globrunqget",
 			files: func(t testing.TB) map[string][]byte {
 				return one("globrunq.go", edit(t, ref(t, "globrunq.go"), "func (sched *schedt) globrunqget() *g {", "func (sched *schedt) globrunqget() *g {\n\tfor {\n\t}"))
@@ -230,9 +252,120 @@ func init() {
 
 func runqputtail(`))
 			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, `^changed the grader's files while its tests ran \(escaped\.txt \(added\), solutions/proc\.go \(changed\)\)`)
-			}},
+			// Beneath the vetter: TestDefencesBeneathTheVetter (checker).
+			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file .* \(and 1 more problem\)$`)},
+
+		// What else the vetter refuses (issue #11), each a way to the
+		// harness's report or to its environment.
+		{name: "init-forges-report", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// The harness's own environment, read before its TestMain
+				// unsets it, and a report in its name.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "fmt", "os"), "\nfunc runqputtail(", `
+func init() {
+	path, nonce := os.Getenv("KATA_GRADE_DONE"), os.Getenv("KATA_GRADE_NONCE")
+	verdicts := ""
+	for _, n := range []string{`+allL01+`} {
+		verdicts += fmt.Sprintf("%q: \"pass\",", n)
+	}
+	report := fmt.Sprintf("{\"nonce\": %q, \"honest\": true, \"verdicts\": {%s}}", nonce, verdicts[:len(verdicts)-1])
+	go func() {
+		for {
+			os.WriteFile(path, []byte(report), 0o600)
+		}
+	}()
+}
+
+func runqputtail(`))
+			},
+			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file .* \(and 1 more problem\)$`)},
+		{name: "linkname-runtime-envs", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
+//go:linkname runtime_envs syscall.runtime_envs
+func runtime_envs() []string
+
+func runqputtail(`))
+			},
+			want: refused(`runq\.go:\d+:1: the //go:linkname directive is not allowed in a lesson file: remove it$`)},
+		{name: "reads-proc-environ", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "os"), "func runqputtail(pp *p, gp *g) {", `func runqputtail(pp *p, gp *g) {
+	if env, err := os.ReadFile("/proc/self/environ"); err == nil {
+		println(string(env))
+	}`))
+			},
+			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file .*: remove it$`)},
+		{name: "writes-kataVerdicts", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// The same package as the harness: every verdict set to
+				// pass, again and again, until the harness writes them.
+				// Without the vetter the mistake beneath scored full marks.
+				src := mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"]
+				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var forging bool
+
+func forge() {
+	for {
+		kataMu.Lock()
+		for n := range kataVerdicts {
+			kataVerdicts[n] = "pass"
+		}
+		kataMu.Unlock()
+	}
+}
+
+func runqputtail(pp *p, gp *g) {
+	if !forging {
+		forging = true
+		go forge()
+	}`))
+			},
+			want: refused(`runq\.go:\d+:\d+: refers to kataMu, which only kata's tests declare: use only what the reference and your imports declare \(and 3 more problems\)$`)},
+		{name: "var-initialised-by-a-call", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// Code that runs before any test, without an init function.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
+var started = start()
+
+func start() bool {
+	go func() {
+		for {
+		}
+	}()
+	return true
+}
+
+func runqputtail(`))
+			},
+			want: refused(`runq\.go:\d+:15: package-level var started is initialised by calling start, which runs before kata's tests: set it where it is first needed$`)},
+		{name: "line-directive", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// Errors and tracebacks that blame the harness.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n//line zz_kata_harness_test.go:1\nfunc runqputtail("))
+			},
+			want: refused(`runq\.go:\d+:1: a //line directive is not allowed in a lesson file: remove it$`)},
+		{name: "cgo", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				return one("runq.go", edit(t, ref(t, "runq.go"), `import "sync/atomic"`, "// #include <stdlib.h>\nimport \"C\"\n\nimport \"sync/atomic\""))
+			},
+			want: refused(`runq\.go:4:8: import "C" \(cgo\) is not allowed in a lesson file .*: remove it and the comment above it$`)},
+		{name: "unsafe-pointer-conversion", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// Any memory, from the reference's own unsafe.Pointer,
+				// without importing unsafe.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", `func runqputtail(pp *p, gp *g) {
+	if mp := gp.m; mp != nil && mp.waitlock != nil {
+		(*[1 << 20]uintptr)(mp.waitlock)[1000] = 0
+	}`))
+			},
+			want: refused(`runq\.go:\d+:3: converts unsafe\.Pointer to \*\[1048576\]uintptr: a lesson file may pass unsafe\.Pointer values on, never convert them to or from other types$`)},
+		{name: "shadows-len", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// len, in the whole package, tests included: every
+				// "len(problems) > 0" false.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\nfunc len(v any) int { return 0 }\n\nfunc runqputtail("))
+			},
+			want: refused(`runq\.go:\d+:6: declares len, a name Go predeclares: at package level it would change what len means in kata's tests too: rename it$`)},
 	}
 }
 

@@ -208,15 +208,14 @@ func printLessonResult(w io.Writer, res *checker.LessonResult, ws *workspace.Wor
 		fmt.Fprintf(w, "  kata could not run the check: %s\n", res.Error)
 		return
 	}
+	if len(res.VetProblems) > 0 {
+		fmt.Fprintf(w, "  Your code breaks a rule of lesson files, so kata did not compile it. Fix these first:\n")
+		printLines(w, res.VetProblems)
+		return
+	}
 	if len(res.CompileErrors) > 0 {
 		fmt.Fprintf(w, "  Your code does not compile. Fix the first error first:\n")
-		for i, e := range res.CompileErrors {
-			if i == 10 {
-				fmt.Fprintf(w, "    ... and %d more\n", len(res.CompileErrors)-i)
-				break
-			}
-			fmt.Fprintf(w, "    %s\n", e)
-		}
+		printLines(w, res.CompileErrors)
 		return
 	}
 	for _, t := range res.Tests {
@@ -236,6 +235,18 @@ func printLessonResult(w io.Writer, res *checker.LessonResult, ws *workspace.Wor
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// printLines writes the first ten of a list of messages (compile errors,
+// vet problems), indented, and how many more there are.
+func printLines(w io.Writer, lines []string) {
+	for i, e := range lines {
+		if i == 10 {
+			fmt.Fprintf(w, "    ... and %d more\n", len(lines)-i)
+			break
+		}
+		fmt.Fprintf(w, "    %s\n", e)
+	}
 }
 
 // writeClassroom writes GitHub Classroom's autograding result of a check:

@@ -1,0 +1,95 @@
+// Package vet refuses, before it is compiled, a lesson file that could
+// reach past the functions the lesson asks for: into the process's
+// environment and files, into the runtime, or into kata's test harness.
+//
+// A learner's file is compiled into the graded package, beside the hidden
+// tests and the harness that records their verdicts (checker/harness.go).
+// Its code runs in the test binary, and without rules it could read the
+// harness's environment from an init function and write the report the
+// harness writes, link to the runtime's variables, read /proc/self/environ,
+// or set the harness's verdicts itself (it is the same package). The
+// vetter takes the file apart with go/parser and go/types and refuses it,
+// with the file, line and column of each problem and the rule it breaks,
+// if it does any of the following.
+//
+//  1. Imports a package that is not on its lesson's allowlist: the
+//     packages the reference's own file for the lesson imports, and Safe.
+//     Some packages are never allowed, whatever the reference's file
+//     imports: os, syscall, net, runtime, reflect, testing, plugin, embed,
+//     io/fs, io/ioutil, log, path/filepath, go, debug, internal and vendor,
+//     each with the packages under it, and "C" (cgo). unsafe is allowed only where the
+//     reference's file imports it (lesson 06's park.go, whose signatures
+//     take unsafe.Pointer), and never as a dot import.
+//  2. Declares an init function (a method named init is fine).
+//  3. Has a comment the compiler or the go command reads: //go: directives
+//     (go:linkname, go:embed, go:build, ...), //line and /*line
+//     directives, // +build constraints, //export and //extern.
+//  4. Initialises a package-level variable with a call: the call would run
+//     before any test. Conversions, built-ins (len, make, new, ...),
+//     constants, composite literals and function literals that are not
+//     called are fine. go/types tells a conversion from a call.
+//  5. Uses a name that only kata's tests declare: the hidden tests, their
+//     kit, a private test pack, the harness (kataVerdicts, TestMain). The
+//     file is type-checked with the reference's other files, which do not
+//     declare them, and a name that resolves to nothing and is one the
+//     tests declare (or starts with kata) is refused; so is a method the
+//     tests declare on a reference type, and a built-in a test declares
+//     again (in the graded package the name is the test's).
+//  6. Declares a name that starts with "kata" followed by anything but a
+//     lower-case letter (kataVerdicts, kataTest_TestL01FIFO): those are
+//     the harness's. Or declares at package level a name Go predeclares
+//     (len, true, nil, error, ...): it would mean the file's own in the
+//     whole graded package, and a len that returns 0 makes every
+//     "len(problems) > 0" of a test false. (As a local, or a method, such
+//     a name is fine.)
+//  7. Uses anything of package unsafe but the type unsafe.Pointer, or
+//     converts a value to or from unsafe.Pointer (a type parameter that
+//     may be one included), whether or not it imports unsafe: such a
+//     conversion reads and writes any memory, the harness's included.
+//     Passing an unsafe.Pointer on, as gopark does, is fine.
+//
+// The safe imports, none of which reaches the environment, files, the
+// network, other processes or memory outside Go's types:
+//
+//   - sync/atomic: lock-free code is the course's subject (lesson 01's
+//     ring, lesson 05's counters).
+//   - sync: a mutex or a sync.Once for a helper of the learner's own.
+//   - fmt: messages for panics, as the reference's park.go builds them.
+//     What it prints goes to the test binary's output, which grades
+//     nothing (see the harness).
+//   - errors: an error value for a panic.
+//   - math, math/bits: constants and bit tricks (masks, lengths) for
+//     rings and counters.
+//   - slices: searching and sorting the learner's own slices.
+//
+// What the vetter does not do:
+//
+//   - Report ordinary mistakes. A file that does not parse or does not
+//     type-check is left to the compiler, which says what is wrong as it
+//     always has: such a file cannot run. A rule that needs a type
+//     (4 and 7) is applied wherever go/types found one; where it found
+//     none, the file does not compile.
+//   - Make untrusted code safe. It closes the ways to the harness named
+//     above; it does not stop a file from spinning, allocating, printing,
+//     deadlocking or crashing (the run's limits do), nor from tricks that
+//     break memory safety without package unsafe, such as tearing an
+//     interface value with a data race, nor from calling the reference's
+//     own functions that convert unsafe.Pointer with a pointer of the
+//     wrong kind. Grade code you do not trust in a sandbox (Appendix D of
+//     the book).
+//   - Stop a lesson file from adding methods to the reference's types (the
+//     lessons' own functions are such methods). A String method changes
+//     how the tests print a value, not how they compare one.
+//   - See what a lesson file can reach at run time by a type assertion to
+//     an interface: a method a test file declares on a reference type (no
+//     hidden test declares one) could be called that way.
+//   - Vet the code kata bench and kata trace run: they run the learner's
+//     files for the learner, with no harness to fool.
+//
+// The vetter type-checks the standard packages a lesson file may import,
+// and those the reference imports, from their sources but without their
+// own dependencies or function bodies (package runtime is not loaded: no
+// lesson file may import it, and the reference's declarations do not
+// expose its types; New checks that). Loading takes a tenth of a second or
+// two, once per Checker; vetting a file about 20 ms.
+package vet

@@ -1,0 +1,312 @@
+package vet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// A fileCheck applies the rules to one lesson file.
+type fileCheck struct {
+	v        *Vetter
+	name     string
+	f        *ast.File
+	info     *types.Info
+	problems []Problem
+	seen     map[token.Pos]bool // where a problem was found already
+}
+
+func (c *fileCheck) report(pos token.Pos, rule, format string, args ...any) {
+	if c.seen == nil {
+		c.seen = map[token.Pos]bool{}
+	}
+	if c.seen[pos] {
+		return
+	}
+	c.seen[pos] = true
+	p := c.v.fset.Position(pos)
+	p.Filename = c.name
+	c.problems = append(c.problems, Problem{Pos: p, Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+// imports: rule 1, only the lesson's allowlist.
+func (c *fileCheck) imports() {
+	allowed := c.v.allowedImports(c.name)
+	for _, spec := range c.f.Imports {
+		path, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue // the compiler says why
+		}
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == path
+		}
+		switch {
+		case !ok && path == "C":
+			c.report(spec.Pos(), RuleImport, `import "C" (cgo) is not allowed in a lesson file (allowed: %s): remove it and the comment above it`, strings.Join(allowed, ", "))
+		case !ok:
+			c.report(spec.Pos(), RuleImport, "import %q is not allowed in a lesson file (allowed: %s): remove it", path, strings.Join(allowed, ", "))
+		case path == "unsafe" && spec.Name != nil && spec.Name.Name == ".":
+			c.report(spec.Pos(), RuleImport, `import . "unsafe" is not allowed in a lesson file: import "unsafe" by its name`)
+		}
+	}
+}
+
+// inits: rule 2, no init function.
+func (c *fileCheck) inits() {
+	for _, d := range c.f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+			c.report(fn.Name.Pos(), RuleInit, "a lesson file may not declare an init function (it runs before kata's tests): remove it")
+		}
+	}
+}
+
+// directives: rule 3, no comment the compiler or the go command reads.
+func (c *fileCheck) directives() {
+	for _, g := range c.f.Comments {
+		for _, cm := range g.List {
+			t := cm.Text
+			var what string
+			switch {
+			case strings.HasPrefix(t, "//go:"):
+				what = "the " + strings.Fields(t)[0] + " directive"
+			case strings.HasPrefix(t, "//line ") || strings.HasPrefix(t, "/*line "):
+				what = "a //line directive"
+			case strings.HasPrefix(t, "//") && strings.HasPrefix(strings.TrimSpace(t[2:]), "+build") && cm.Pos() < c.f.Package:
+				// The go command reads // +build only above the package clause.
+				what = "a // +build constraint"
+			case strings.HasPrefix(t, "//export ") || strings.HasPrefix(t, "//extern "):
+				what = "the " + strings.Fields(t)[0] + " directive"
+			default:
+				continue
+			}
+			c.report(cm.Pos(), RuleDirective, "%s is not allowed in a lesson file: remove it", what)
+		}
+	}
+}
+
+// predeclared: rule 6, no package-level declaration of a name Go
+// predeclares: it would change what that name means in the whole graded
+// package, kata's tests and harness included (a len of the file's own
+// that returns 0 makes every "len(problems) > 0" false).
+func (c *fileCheck) predeclared() {
+	check := func(id *ast.Ident) {
+		if id.Name != "_" && types.Universe.Lookup(id.Name) != nil {
+			c.report(id.Pos(), RuleReserved, "declares %s, a name Go predeclares: at package level it would change what %s means in kata's tests too: rename it", id.Name, id.Name)
+		}
+	}
+	for _, d := range c.f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				check(d.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.ValueSpec:
+					for _, id := range s.Names {
+						check(id)
+					}
+				case *ast.TypeSpec:
+					check(s.Name)
+				}
+			}
+		}
+	}
+}
+
+// names: rules 5 and 6. A name of kata's harness (kata...) may not be
+// declared, nor used unless it is the file's own; a name only kata's
+// tests declare may not be used.
+func (c *fileCheck) names() {
+	sels := map[*ast.Ident]*ast.SelectorExpr{}
+	typeSwitchVars := map[*ast.Ident]bool{}
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			sels[n.Sel] = n
+		case *ast.TypeSwitchStmt:
+			if a, ok := n.Assign.(*ast.AssignStmt); ok && len(a.Lhs) == 1 {
+				if id, ok := a.Lhs[0].(*ast.Ident); ok {
+					typeSwitchVars[id] = true
+				}
+			}
+		}
+		return true
+	})
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || id == c.f.Name {
+			return true
+		}
+		_, def := c.info.Defs[id]
+		if def || typeSwitchVars[id] {
+			if reservedName(id.Name) {
+				c.report(id.Pos(), RuleReserved, "%s: names that start with \"kata\" are kata's test harness's: rename it", id.Name)
+			}
+			return true
+		}
+		if use, ok := c.info.Uses[id]; ok {
+			// Resolved: to the file's own declaration (reported there if
+			// reserved), the reference's, an import's, a field. But a
+			// built-in a test file declares again is, in the graded
+			// package, the test's.
+			if use.Parent() == types.Universe && c.v.testOnly[id.Name] {
+				c.report(id.Pos(), RuleTestOnly, "refers to %s, which kata's tests declare again (in the graded package it is theirs, not the built-in): do without it", id.Name)
+			}
+			return true
+		}
+		if sel, ok := sels[id]; ok {
+			// x.name with no such field or method: only test files can
+			// add methods to the reference's types.
+			if reservedName(id.Name) || c.v.testMethods[id.Name] && c.hasType(sel.X) {
+				c.report(id.Pos(), RuleTestOnly, "refers to %s, which only kata's tests declare: use only what the reference and your imports declare", types.ExprString(sel))
+			}
+			return true
+		}
+		if reservedName(id.Name) || c.v.testOnly[id.Name] {
+			c.report(id.Pos(), RuleTestOnly, "refers to %s, which only kata's tests declare: use only what the reference and your imports declare", id.Name)
+		}
+		return true
+	})
+}
+
+// hasType reports whether the type checker gave e a (valid) type.
+func (c *fileCheck) hasType(e ast.Expr) bool {
+	tv, ok := c.info.Types[e]
+	return ok && tv.Type != nil && tv.Type != types.Typ[types.Invalid]
+}
+
+// initializers: rule 4, no package-level variable whose initialiser calls
+// a function (it would run before kata's tests). Conversions, built-ins
+// and function literals (not called) are fine. A call the type checker
+// could not make out is left alone: it does not compile.
+func (c *fileCheck) initializers() {
+	for _, d := range c.f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			for _, val := range vs.Values {
+				var call *ast.CallExpr
+				ast.Inspect(val, func(n ast.Node) bool {
+					if call != nil {
+						return false
+					}
+					switch n := n.(type) {
+					case *ast.FuncLit:
+						return false // its body runs only if called
+					case *ast.CallExpr:
+						tv, ok := c.info.Types[n.Fun]
+						if ok && !tv.IsType() && !tv.IsBuiltin() && tv.Type != nil && tv.Type != types.Typ[types.Invalid] {
+							call = n
+							return false
+						}
+					}
+					return true
+				})
+				if call != nil {
+					c.report(call.Pos(), RuleInitializer, "package-level var %s is initialised by calling %s, which runs before kata's tests: set it where it is first needed",
+						names(vs.Names), types.ExprString(call.Fun))
+					break
+				}
+			}
+		}
+	}
+}
+
+func names(ids []*ast.Ident) string {
+	var s []string
+	for _, id := range ids {
+		s = append(s, id.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+// unsafe: unsafe.Pointer may be named, and its values passed on, but no
+// value is converted to or from it, and nothing else of package unsafe
+// is used: the lesson's signatures need no more, and a conversion from
+// unsafe.Pointer reads and writes any memory.
+func (c *fileCheck) unsafe() {
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			x, ok := n.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			if pn, ok := c.info.Uses[x].(*types.PkgName); ok && pn.Imported() == types.Unsafe && n.Sel.Name != "Pointer" {
+				c.report(n.Pos(), RuleUnsafe, "%s is not allowed in a lesson file: of package unsafe, only the type unsafe.Pointer is", types.ExprString(n))
+			}
+		case *ast.CallExpr:
+			tv, ok := c.info.Types[n.Fun]
+			if !ok || !tv.IsType() || len(n.Args) != 1 {
+				return true
+			}
+			arg, ok := c.info.Types[n.Args[0]]
+			if !ok || arg.Type == nil {
+				return true
+			}
+			to, from := tv.Type, arg.Type
+			if from == types.Typ[types.UntypedNil] || from == types.Typ[types.Invalid] {
+				return true
+			}
+			if (mayBeUnsafePointer(to) || mayBeUnsafePointer(from)) && !(isUnsafePointer(to) && isUnsafePointer(from)) {
+				c.report(n.Pos(), RuleUnsafe, "converts %s to %s: a lesson file may pass unsafe.Pointer values on, never convert them to or from other types", from, to)
+			}
+		}
+		return true
+	})
+}
+
+// isUnsafePointer reports whether t is unsafe.Pointer, or a type defined
+// by it (not a type parameter).
+func isUnsafePointer(t types.Type) bool {
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return false
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.UnsafePointer
+}
+
+// mayBeUnsafePointer reports whether t is unsafe.Pointer or a type
+// parameter one of whose types may be.
+func mayBeUnsafePointer(t types.Type) bool {
+	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return constraintHasUnsafePointer(tp.Constraint(), map[types.Type]bool{})
+	}
+	return isUnsafePointer(t)
+}
+
+func constraintHasUnsafePointer(t types.Type, seen map[types.Type]bool) bool {
+	if t == nil || seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch u := t.Underlying().(type) {
+	case *types.Interface:
+		for i := range u.NumEmbeddeds() {
+			if constraintHasUnsafePointer(u.EmbeddedType(i), seen) {
+				return true
+			}
+		}
+		return false
+	case *types.Union:
+		for i := range u.Len() {
+			if constraintHasUnsafePointer(u.Term(i).Type(), seen) {
+				return true
+			}
+		}
+		return false
+	}
+	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return constraintHasUnsafePointer(tp.Constraint(), seen)
+	}
+	return isUnsafePointer(t)
+}

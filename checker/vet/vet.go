@@ -1,0 +1,415 @@
+package vet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Version changes whenever a rule does: it is part of a Checker's
+// fingerprint, so that no grade given under other rules is reused.
+const Version = 1
+
+// The rules, as Problem.Rule names them.
+const (
+	RuleImport      = "import"      // imports only from the allowlist
+	RuleInit        = "init"        // no init functions
+	RuleDirective   = "directive"   // no //go:, //line or // +build comments
+	RuleInitializer = "initializer" // no package-level variable initialised by a call
+	RuleTestOnly    = "test-only"   // no name that only kata's tests declare
+	RuleReserved    = "reserved"    // no name of kata's harness (kata...), no predeclared name redeclared
+	RuleUnsafe      = "unsafe"      // unsafe.Pointer passed on, never converted
+)
+
+// Safe are the packages every lesson file may import, beside those the
+// reference's own file for the lesson imports (see the package comment for
+// why each is here).
+var Safe = []string{"errors", "fmt", "math", "math/bits", "slices", "sync", "sync/atomic"}
+
+// never are packages (and the trees under them) no lesson file may import,
+// even if the reference's own file for the lesson does: they reach the
+// process's environment, files, network or memory, or the test harness.
+// unsafe is the one exception, see allowedImports.
+var never = []string{"C", "debug", "embed", "go", "internal", "io/fs", "io/ioutil", "log", "net", "os",
+	"path/filepath", "plugin", "reflect", "runtime", "syscall", "testing", "unsafe", "vendor"}
+
+// loadAlso are packages whose API the allowed packages' API is made of
+// (slices: cmp and iter; fmt: io), loaded so that it is whole.
+var loadAlso = []string{"cmp", "io", "iter", "sort"}
+
+// A Problem is one rule a lesson file breaks.
+type Problem struct {
+	Pos  token.Position // Filename is the file's base name: runq.go
+	Rule string
+	Msg  string // what the file does, the rule, and what to do
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", p.Pos.Filename, p.Pos.Line, p.Pos.Column, p.Msg)
+}
+
+// Config is what a Vetter vets against.
+type Config struct {
+	// Reference holds the reference package's non-test files, by base
+	// name: the package a lesson file is compiled into, and the files it
+	// replaces.
+	Reference map[string][]byte
+	// TestOnly holds the files the graded package has only under test:
+	// the hidden tests, their kit, kata's harness (by any name). What they
+	// declare, a lesson file may not use.
+	TestOnly map[string][]byte
+	// GOROOT is where the standard library's sources are; "": the go
+	// command's.
+	GOROOT string
+}
+
+// A Vetter vets lesson files against one reference. It is safe for
+// concurrent use (it vets one set of files at a time).
+type Vetter struct {
+	mu          sync.Mutex
+	fset        *token.FileSet
+	pkgName     string
+	ref         map[string]*ast.File
+	refNames    []string // sorted
+	refImports  map[string][]string
+	imp         *importer
+	sizes       types.Sizes
+	testOnly    map[string]bool // package-level names of the test-only files
+	testMethods map[string]bool // methods they declare on the reference's types
+}
+
+// New parses the reference and the test-only files, and loads the
+// standard packages the reference and lesson files may import.
+func New(cfg Config) (*Vetter, error) {
+	v := &Vetter{fset: token.NewFileSet(), ref: map[string]*ast.File{}, refImports: map[string][]string{},
+		testOnly: map[string]bool{}, testMethods: map[string]bool{}}
+	v.sizes = types.SizesFor("gc", runtime.GOARCH)
+	load := map[string]bool{}
+	for _, p := range append(slices.Clone(Safe), loadAlso...) {
+		load[p] = true
+	}
+	for name, src := range cfg.Reference {
+		f, err := parser.ParseFile(v.fset, "reference/"+name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("vet: the reference's %s: %w", name, err)
+		}
+		if v.pkgName == "" {
+			v.pkgName = f.Name.Name
+		}
+		v.ref[name] = f
+		v.refNames = append(v.refNames, name)
+		for _, spec := range f.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			v.refImports[name] = append(v.refImports[name], path)
+			load[path] = true
+		}
+	}
+	sort.Strings(v.refNames)
+	if len(v.ref) == 0 {
+		return nil, fmt.Errorf("vet: no reference files")
+	}
+	for _, p := range []string{"runtime", "unsafe", "C"} {
+		delete(load, p) // runtime is too big to load for its API, which no lesson file can reach
+	}
+
+	testTypes := map[string]bool{}
+	var recvs []*ast.FuncDecl
+	for name, src := range cfg.TestOnly {
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue // it does not compile: no run, and nothing it declares is reachable
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					v.testOnly[d.Name.Name] = true
+				} else {
+					recvs = append(recvs, d)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							v.testOnly[n.Name] = true
+						}
+					case *ast.TypeSpec:
+						v.testOnly[s.Name.Name] = true
+						testTypes[s.Name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	for _, d := range recvs {
+		if !testTypes[recvBase(d.Recv.List[0].Type)] {
+			v.testMethods[d.Name.Name] = true
+		}
+	}
+	delete(v.testOnly, "_")
+
+	var err error
+	if v.imp, err = newImporter(v.fset, cfg.GOROOT, load, v.sizes); err != nil {
+		return nil, err
+	}
+	for p := range load {
+		_, _ = v.imp.Import(p)
+	}
+	if v.imp.err != nil {
+		return nil, v.imp.err
+	}
+	v.imp.frozen = true
+	if err := v.checkReference(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// checkReference makes sure that no declaration of the reference package
+// has a type the vetter cannot see whole (one made of a package it does
+// not load): a lesson file's expressions built from it would have no type
+// either, and the rules that need one would not see them.
+func (v *Vetter) checkReference() error {
+	var files []*ast.File
+	for _, name := range v.refNames {
+		files = append(files, v.ref[name])
+	}
+	conf := v.config(nil)
+	conf.IgnoreFuncBodies = true
+	pkg, _ := conf.Check(v.pkgName, v.fset, files, nil)
+	seen := map[types.Type]bool{}
+	for _, name := range pkg.Scope().Names() {
+		obj := pkg.Scope().Lookup(name)
+		if hasInvalid(obj.Type(), pkg, seen) {
+			return fmt.Errorf("vet: the reference's %s has a type made of a package the vetter does not load (%s): add it to loadAlso", name, obj.Type())
+		}
+	}
+	return nil
+}
+
+func (v *Vetter) config(errs *[]types.Error) types.Config {
+	return types.Config{
+		Importer:  v.imp,
+		Sizes:     v.sizes,
+		GoVersion: "go1.26",
+		Error: func(err error) {
+			if errs != nil {
+				if te, ok := err.(types.Error); ok {
+					*errs = append(*errs, te)
+				}
+			}
+		},
+	}
+}
+
+// hasInvalid reports whether t is, or is made of, the invalid type, as far
+// as code of package home can see: the unexported fields of another
+// package's structs (sync.Mutex's) do not count.
+func hasInvalid(t types.Type, home *types.Package, seen map[types.Type]bool) bool {
+	if t == nil || seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Basic:
+		return t.Kind() == types.Invalid
+	case *types.Pointer:
+		return hasInvalid(t.Elem(), home, seen)
+	case *types.Slice:
+		return hasInvalid(t.Elem(), home, seen)
+	case *types.Array:
+		return hasInvalid(t.Elem(), home, seen)
+	case *types.Map:
+		return hasInvalid(t.Key(), home, seen) || hasInvalid(t.Elem(), home, seen)
+	case *types.Chan:
+		return hasInvalid(t.Elem(), home, seen)
+	case *types.Signature:
+		return hasInvalid(t.Params(), home, seen) || hasInvalid(t.Results(), home, seen)
+	case *types.Tuple:
+		for i := range t.Len() {
+			if hasInvalid(t.At(i).Type(), home, seen) {
+				return true
+			}
+		}
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if f := t.Field(i); !f.Exported() && f.Pkg() != home {
+				continue
+			}
+			if hasInvalid(t.Field(i).Type(), home, seen) {
+				return true
+			}
+		}
+	case *types.Interface:
+		for i := range t.NumMethods() {
+			if hasInvalid(t.Method(i).Type(), home, seen) {
+				return true
+			}
+		}
+		for i := range t.NumEmbeddeds() {
+			if hasInvalid(t.EmbeddedType(i), home, seen) {
+				return true
+			}
+		}
+	case *types.Named:
+		if hasInvalid(t.Underlying(), home, seen) {
+			return true
+		}
+		for i := range t.NumMethods() {
+			if hasInvalid(t.Method(i).Type(), home, seen) {
+				return true
+			}
+		}
+	case *types.Alias:
+		return hasInvalid(types.Unalias(t), home, seen)
+	case *types.Union:
+		for i := range t.Len() {
+			if hasInvalid(t.Term(i).Type(), home, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recvBase is the name of a method's receiver type.
+func recvBase(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// Files vets lesson files, each in place of the reference's file of the
+// same base name: base name → path of the learner's file.
+func (v *Vetter) Files(files map[string]string) ([]Problem, error) {
+	srcs := map[string][]byte{}
+	for name, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("vet: %w", err)
+		}
+		srcs[name] = data
+	}
+	return v.Sources(srcs)
+}
+
+// Sources is Files for files in memory: base name → source. A file that
+// does not parse is left to the compiler: the package will not compile,
+// so none of its code can run, and the compiler says what is wrong.
+func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if _, ok := v.ref[name]; !ok {
+			return nil, fmt.Errorf("vet: %s is not a file of the reference", name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	learner := map[string]*ast.File{}
+	for _, name := range names {
+		f, err := parser.ParseFile(v.fset, name, files[name], parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, nil
+		}
+		learner[name] = f
+	}
+
+	var pkgFiles []*ast.File
+	for _, name := range v.refNames {
+		if f, ok := learner[name]; ok {
+			pkgFiles = append(pkgFiles, f)
+		} else {
+			pkgFiles = append(pkgFiles, v.ref[name])
+		}
+	}
+	info := &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{},
+		Defs:  map[*ast.Ident]types.Object{},
+		Uses:  map[*ast.Ident]types.Object{},
+	}
+	conf := v.config(nil)
+	_, _ = conf.Check(v.pkgName, v.fset, pkgFiles, info)
+
+	var out []Problem
+	for _, name := range names {
+		c := &fileCheck{v: v, name: name, f: learner[name], info: info}
+		c.imports()
+		c.inits()
+		c.directives()
+		c.names()
+		c.predeclared()
+		c.initializers()
+		c.unsafe()
+		out = append(out, c.problems...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return out, nil
+}
+
+// allowedImports is what a lesson file in place of the reference's file
+// name may import: Safe, and what that file imports itself but never
+// (unsafe only if that file imports it, for its signatures).
+func (v *Vetter) allowedImports(name string) []string {
+	allowed := slices.Clone(Safe)
+	for _, p := range v.refImports[name] {
+		if p == "unsafe" || !isNever(p) {
+			allowed = append(allowed, p)
+		}
+	}
+	slices.Sort(allowed)
+	return slices.Compact(allowed)
+}
+
+func isNever(path string) bool {
+	for _, n := range never {
+		if path == n || strings.HasPrefix(path, n+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// reservedName reports whether name is kata's: "kata", or "kata" and a
+// rune that is not a lower-case letter (kataVerdicts, kataTest_TestX).
+func reservedName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "kata")
+	if !ok {
+		return false
+	}
+	return rest == "" || !(rest[0] >= 'a' && rest[0] <= 'z')
+}

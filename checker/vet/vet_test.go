@@ -1,0 +1,516 @@
+package vet
+
+import (
+	"fmt"
+	"go/types"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/lessons"
+	_ "github.com/gmp-kata/gmp-kata/lessons/all"
+)
+
+// harnessStandIn declares what kata's harness (checker/harness.go)
+// declares that a lesson file could be after. The checker vets with the
+// real harness; see TestVetRefusesBeforeCompiling in package checker.
+const harnessStandIn = `package sched
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+var (
+	kataHarnessEntered atomic.Bool
+	kataMu             sync.Mutex
+	kataVerdicts       = map[string]string{}
+)
+
+func kataRecord(t *testing.T, name string) {}
+
+func TestMain(m *testing.M) {}
+`
+
+// courseConfig is the course's reference (the non-test files of
+// solutions/) and its test-only files: every lesson's hidden tests, their
+// kit, and the harness.
+func courseConfig(t testing.TB) Config {
+	t.Helper()
+	cfg := Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{"zz_kata_harness_test.go": []byte(harnessStandIn)}}
+	names, err := fs.Glob(gmpkata.Sources, "solutions/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if !strings.HasSuffix(name, "_test.go") {
+			cfg.Reference[path.Base(name)] = readFS(t, gmpkata.Sources, name)
+		}
+	}
+	for _, name := range lessons.KitFiles() {
+		cfg.TestOnly["kit/"+name] = readFS(t, lessons.Kit, name)
+	}
+	for _, l := range lessons.Default.All() {
+		hidden, err := fs.Glob(l.Hidden, "*_test.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range hidden {
+			cfg.TestOnly[l.ID+"/"+name] = readFS(t, l.Hidden, name)
+		}
+	}
+	return cfg
+}
+
+func readFS(t testing.TB, fsys fs.FS, name string) []byte {
+	t.Helper()
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+var (
+	courseOnce   sync.Once
+	course       *Vetter
+	courseErr    error
+	courseLoaded time.Duration
+)
+
+// courseVetter is a Vetter of the course, made once.
+func courseVetter(t testing.TB) *Vetter {
+	t.Helper()
+	courseOnce.Do(func() {
+		cfg := courseConfig(t)
+		start := time.Now()
+		course, courseErr = New(cfg)
+		courseLoaded = time.Since(start)
+	})
+	if courseErr != nil {
+		t.Fatal(courseErr)
+	}
+	return course
+}
+
+func ref(t testing.TB, name string) string {
+	t.Helper()
+	return string(readFS(t, gmpkata.Sources, "solutions/"+name))
+}
+
+// edit replaces old, which must occur in src exactly once, with new.
+func edit(t testing.TB, src, old, new string) string {
+	t.Helper()
+	if n := strings.Count(src, old); n != 1 {
+		t.Fatalf("%q occurs %d times, want once", old, n)
+	}
+	return strings.Replace(src, old, new, 1)
+}
+
+// withImports gives runq.go (whose one import is sync/atomic) more.
+func withImports(t testing.TB, src string, imports ...string) string {
+	t.Helper()
+	block := "import (\n"
+	for _, imp := range imports {
+		block += "\t" + imp + "\n"
+	}
+	return edit(t, src, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)")
+}
+
+// TestCourseFilesPass: the reference, the skeleton, every alternate and
+// every mutant (wrong, not hostile) of every lesson pass the vetter, each
+// alone and all together as in the capstone.
+func TestCourseFilesPass(t *testing.T) {
+	v := courseVetter(t)
+	pass := func(t *testing.T, what string, files map[string][]byte) {
+		t.Helper()
+		probs, err := v.Sources(files)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		for _, p := range probs {
+			t.Errorf("%s: %s", what, p)
+		}
+	}
+	allRef, allSkel := map[string][]byte{}, map[string][]byte{}
+	n := 0
+	for _, l := range lessons.Default.All() {
+		refs, skel := map[string][]byte{}, map[string][]byte{}
+		for _, f := range l.Files {
+			refs[f] = []byte(ref(t, f))
+			skel[f] = readFS(t, gmpkata.Sources, "skeleton/"+f)
+			allRef[f], allSkel[f] = refs[f], skel[f]
+		}
+		pass(t, l.ID+" reference", refs)
+		pass(t, l.ID+" skeleton", skel)
+		n += 2
+		alts, err := fs.ReadDir(l.Alternates, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range alts {
+			files := map[string][]byte{}
+			for _, f := range l.Files {
+				if data, err := fs.ReadFile(l.Alternates, d.Name()+"/"+f); err == nil {
+					files[f] = data
+				}
+			}
+			if len(files) == 0 {
+				t.Fatalf("%s alternate %s has none of %v", l.ID, d.Name(), l.Files)
+			}
+			pass(t, l.ID+" alternate "+d.Name(), files)
+			n++
+		}
+		mutants, err := l.ReadMutants()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mutants {
+			edited, err := m.Apply(refs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pass(t, l.ID+" mutant "+m.Name, edited)
+			n++
+		}
+	}
+	pass(t, "capstone reference", allRef)
+	pass(t, "capstone skeleton", allSkel)
+	t.Logf("%d lesson files and 2 capstones pass", n)
+}
+
+// A rule case: a lesson file, and the problems the vetter must find in
+// it, each as "line:rule:part of the message"; none for a file that must
+// pass.
+type ruleCase struct {
+	name string
+	file string
+	src  func(t testing.TB) string
+	want []string
+}
+
+func ruleCases() []ruleCase {
+	runq := func(t testing.TB) string { return ref(t, "runq.go") }
+	park := func(t testing.TB) string { return ref(t, "park.go") }
+	at := func(fn string, body string) func(func(testing.TB) string) func(testing.TB) string {
+		return func(base func(testing.TB) string) func(testing.TB) string {
+			return func(t testing.TB) string { return edit(t, base(t), fn, fn+"\n"+body) }
+		}
+	}
+	putTail := "func runqputtail(pp *p, gp *g) {"
+	return []ruleCase{
+		// The hostile patterns of issue #11.
+		{name: "init reads the harness's environment", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"os"`), "\nfunc runqputtail(", `
+var done, nonce string
+
+func init() {
+	done, nonce = os.Getenv("KATA_GRADE_DONE"), os.Getenv("KATA_GRADE_NONCE")
+}
+
+func runqputtail(`)
+		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file (allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic): remove it`, "28:6:init:may not declare an init function"}},
+		{name: "linkname to syscall.runtime_envs", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `_ "unsafe"`), "\nfunc runqputtail(", `
+//go:linkname runtime_envs syscall.runtime_envs
+func runtime_envs() []string
+
+func runqputtail(`)
+		}, want: []string{`4:2:import:import "unsafe" is not allowed`, "26:1:directive:the //go:linkname directive is not allowed"}},
+		{name: "linkname where unsafe is allowed", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\nfunc gopark(", `
+//go:linkname runtime_envs syscall.runtime_envs
+func runtime_envs() []string
+
+func gopark(`)
+		}, want: []string{"directive:the //go:linkname directive"}},
+		{name: "reads /proc/self/environ", file: "runq.go", src: func(t testing.TB) string {
+			return at(putTail, "\tenv, _ := os.ReadFile(\"/proc/self/environ\")\n\t_ = env")(func(t testing.TB) string { return withImports(t, runq(t), `"os"`) })(t)
+		}, want: []string{`4:2:import:import "os" is not allowed`}},
+		{name: "writes kataVerdicts", file: "runq.go", src: at(putTail, `	kataMu.Lock()
+	kataVerdicts["TestL01FIFO"] = "pass"
+	kataMu.Unlock()`)(runq), want: []string{
+			"test-only:refers to kataMu, which only kata's tests declare",
+			"test-only:refers to kataVerdicts, which only kata's tests declare",
+			"test-only:refers to kataMu, which only kata's tests declare",
+		}},
+		{name: "var initialised by a call", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar started = start()\n\nfunc start() bool { return true }\n\nfunc runqputtail(")
+		}, want: []string{"23:15:initializer:package-level var started is initialised by calling start, which runs before kata's tests"}},
+		{name: "var initialised by a called function literal", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x, y = 1, func() int { return 2 }()\n\nfunc runqputtail(")
+		}, want: []string{"initializer:package-level var x, y is initialised by calling (func() int literal)"}},
+		{name: "var initialised by a call inside a built-in", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar n = len(names())\n\nfunc names() []string { return nil }\n\nfunc runqputtail(")
+		}, want: []string{"initializer:calling names"}},
+		{name: "line directive", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\n//line zz_kata_harness_test.go:1\nfunc runqputtail(")
+		}, want: []string{"23:1:directive:a //line directive is not allowed"}},
+		{name: "line directive in a block comment", file: "runq.go", src: at(putTail, "\t/*line zz_kata_harness_test.go:1*/")(runq), want: []string{"directive:a //line directive"}},
+		{name: "cgo", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), `import "sync/atomic"`, "// #include <stdlib.h>\nimport \"C\"\n\nimport \"sync/atomic\"")
+		}, want: []string{`4:8:import:import "C" (cgo) is not allowed`}},
+		{name: "unsafe where it is not allowed", file: "runq.go", src: func(t testing.TB) string {
+			return at(putTail, "\t_ = unsafe.Sizeof(gp)")(func(t testing.TB) string { return withImports(t, runq(t), `"unsafe"`) })(t)
+		}, want: []string{`import:import "unsafe" is not allowed`, "unsafe:unsafe.Sizeof is not allowed"}},
+		{name: "unsafe.Add", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
+			"\tlock = unsafe.Add(lock, 8)")(park), want: []string{"unsafe:unsafe.Add is not allowed in a lesson file"}},
+		{name: "unsafe.Pointer converted to a pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
+			"\tmem := (*[1 << 20]byte)(lock)\n\tmem[4096] = 1")(park), want: []string{"unsafe:converts unsafe.Pointer to *[1048576]byte: a lesson file may pass unsafe.Pointer values on, never convert them"}},
+		{name: "pointer converted to unsafe.Pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
+			"\tvar x int\n\tlock = unsafe.Pointer(&x)")(park), want: []string{"unsafe:converts *int to unsafe.Pointer"}},
+		{name: "unsafe.Pointer converted without importing unsafe", file: "runq.go", src: at(putTail, "\tif mp := gp.m; mp != nil && mp.waitlock != nil {\n\t\t(*[64]uintptr)(mp.waitlock)[40] = 0\n\t}")(runq),
+			want: []string{"unsafe:converts unsafe.Pointer to *[64]uintptr"}},
+		{name: "unsafe.Pointer converted through a type parameter", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\nfunc gopark(", `
+func cast[P unsafe.Pointer | *int](x P) *int { return (*int)(x) }
+
+func gopark(`)
+		}, want: []string{"unsafe:converts P to *int"}},
+		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"unsafe:converts unsafe.Pointer to uintptr"}},
+		{name: "dot import of unsafe", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, edit(t, park(t), "\t\"unsafe\"\n", "\t\"unsafe\"\n\t. \"unsafe\"\n"), "\nfunc gopark(", "\nvar _ = Sizeof(0)\n\nfunc gopark(")
+		}, want: []string{`import:import . "unsafe" is not allowed`}},
+		{name: "a kit helper", file: "runq.go", src: at(putTail, "\t_ = kitG")(runq), want: []string{"test-only:refers to kitG, which only kata's tests declare"}},
+		{name: "a hidden test's test", file: "runq.go", src: at(putTail, "\t_ = TestL01FIFO")(runq), want: []string{"test-only:refers to TestL01FIFO"}},
+		{name: "the harness's TestMain", file: "runq.go", src: at(putTail, "\t_ = TestMain")(runq), want: []string{"test-only:refers to TestMain"}},
+		{name: "a renamed test", file: "runq.go", src: at(putTail, "\t_ = kataTest_TestL01FIFO")(runq), want: []string{"test-only:refers to kataTest_TestL01FIFO"}},
+		{name: "declares a renamed test", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc kataTest_TestL01FIFO(t any) {}\n\nfunc runqputtail(")
+		}, want: []string{"23:6:reserved:kataTest_TestL01FIFO: names that start with \"kata\" are kata's test harness's: rename it"}},
+		{name: "declares a harness variable", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar kataVerdicts = map[string]string{}\n\nfunc runqputtail(")
+		}, want: []string{"reserved:kataVerdicts: names that start with \"kata\""}},
+		{name: "a local with kata's prefix", file: "runq.go", src: at(putTail, "\tkataX := 1\n\t_ = kataX")(runq), want: []string{"reserved:kataX"}},
+		{name: "a len that hides problems", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc len(v any) int { return 0 }\n\nfunc runqputtail(")
+		}, want: []string{"23:6:reserved:declares len, a name Go predeclares: at package level it would change what len means in kata's tests too"}},
+		{name: "true and nil redeclared", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nconst true = false\n\nvar nil = 1\n\ntype error = string\n\nfunc runqputtail(")
+		}, want: []string{"reserved:declares true", "reserved:declares nil", "reserved:declares error"}},
+		{name: "a build constraint", file: "runq.go", src: func(t testing.TB) string { return "//go:build ignore\n\n" + runq(t) }, want: []string{"1:1:directive:the //go:build directive"}},
+		{name: "an old build constraint", file: "runq.go", src: func(t testing.TB) string { return "// +build ignore\n\n" + runq(t) }, want: []string{"1:1:directive:a // +build constraint"}},
+		{name: "every import the rule never allows", file: "runq.go", src: func(t testing.TB) string {
+			return withImports(t, runq(t), `_ "syscall"`, `_ "net"`, `_ "os/exec"`, `_ "runtime"`, `_ "runtime/debug"`, `_ "reflect"`, `_ "testing"`, `_ "plugin"`, `_ "io/fs"`)
+		}, want: []string{`import:"syscall"`, `import:"net"`, `import:"os/exec"`, `import:"runtime"`, `import:"runtime/debug"`, `import:"reflect"`, `import:"testing"`, `import:"plugin"`, `import:"io/fs"`}},
+
+		// What a correct file may do.
+		{name: "every safe import, used", file: "runq.go", src: func(t testing.TB) string {
+			src := withImports(t, runq(t), `"errors"`, `"fmt"`, `"math"`, `"math/bits"`, `"slices"`, `"sync"`)
+			return at(putTail, `	var mu sync.Mutex
+	var once sync.Once
+	once.Do(func() { mu.Lock(); mu.Unlock() })
+	var ptr atomic.Pointer[g]
+	ptr.Store(gp)
+	err := fmt.Errorf("queue %d: %w", bits.Len32(pp.runqhead.Load()), errors.New("full"))
+	_ = errors.Is(err, err)
+	ids := []int64{gp.goid, 2, 1}
+	slices.Sort(ids)
+	_ = slices.Max(ids) < math.MaxInt64
+	_ = fmt.Sprint(slices.Index(ids, 2))`)(func(testing.TB) string { return src })(t)
+		}},
+		{name: "package variables without calls", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", `
+const ringMask = uint32(len(p{}.runq) - 1)
+
+var (
+	mask   = uint32(len(p{}.runq) - 1)
+	names  = map[string]int{"a": len("abc")}
+	hook   = func() int { return helper() }
+	ch     = make(chan int, 1)
+	first  *g
+	limits = [...]int{1, 2, max(3, 4)}
+	ptrs   = []*g{new(g)}
+)
+
+func helper() int { return int(mask) + names["a"] + hook() + cap(ch) + len(limits) + len(ptrs) }
+
+func runqputtail(`)
+		}},
+		{name: "unsafe.Pointer passed on", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
+			"\tvar keep unsafe.Pointer = lock\n\t_ = unsafe.Pointer(nil)\n\t_ = unsafe.Pointer(keep)")(park)},
+		{name: "predeclared names as locals and methods", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "\tlen, max := 1, 2\n\t_, _ = len, max")(runq)(t), "\nfunc runqputtail(", "\ntype ring struct{}\n\nfunc (ring) len() int { return 0 }\n\nfunc runqputtail(")
+		}},
+		{name: "a method named init", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype ring struct{}\n\nfunc (ring) init() {}\n\nfunc runqputtail(")
+		}},
+		{name: "kata's names in comments and strings", file: "runq.go", src: at(putTail, "\t// kataVerdicts, //go:linkname\n\t_ = \"kataVerdicts //line x.go:1\"\n\t// +build is only read above the package clause")(runq)},
+		{name: "names like kata's", file: "runq.go", src: at(putTail, "\tkatana, kit, kitchen := 1, 2, 3\n\t_, _, _ = katana, kit, kitchen")(runq)},
+		{name: "a type switch", file: "runq.go", src: at(putTail, "\tswitch kitG := any(gp).(type) {\n\tcase *g:\n\t\t_ = kitG\n\t}")(runq)},
+
+		// Ordinary mistakes are the compiler's to report.
+		{name: "a typo", file: "runq.go", src: at(putTail, "\tundefinedThing()\n\tpp.runqhed.Load()")(runq)},
+		{name: "a syntax error", file: "runq.go", src: at(putTail, "\tif {")(runq)},
+		{name: "a type error in an initialiser", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x = undefinedFunc()\n\nfunc runqputtail(")
+		}},
+	}
+}
+
+// TestRules: each rule refuses each hostile pattern, where it is, with its
+// message; and correct files, and files with ordinary mistakes, pass.
+func TestRules(t *testing.T) {
+	v := courseVetter(t)
+	for _, tc := range ruleCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			probs, err := v.Sources(map[string][]byte{tc.file: []byte(tc.src(t))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range probs {
+				got = append(got, p.String()+" ["+p.Rule+"]")
+			}
+			if len(probs) != len(tc.want) {
+				t.Fatalf("%d problems, want %d:\n%s", len(probs), len(tc.want), strings.Join(got, "\n"))
+			}
+			for i, w := range tc.want {
+				p := probs[i]
+				if w[0] >= '0' && w[0] <= '9' {
+					var pos string
+					for range 2 {
+						var part string
+						part, w, _ = strings.Cut(w, ":")
+						pos += part + ":"
+					}
+					if got := fmt.Sprintf("%d:%d:", p.Pos.Line, p.Pos.Column); got != pos {
+						t.Errorf("problem %d: %s\nwant it at %s", i, got, pos)
+					}
+				}
+				rule, msg, _ := strings.Cut(w, ":")
+				if p.Rule != rule || !strings.Contains(p.Msg, msg) {
+					t.Errorf("problem %d: %s\nwant rule %s, saying %q", i, got[i], rule, msg)
+				}
+				if p.Pos.Filename != tc.file {
+					t.Errorf("problem %d names %s, want %s", i, p.Pos.Filename, tc.file)
+				}
+			}
+		})
+	}
+}
+
+// TestTestOnlyMethods: a method a test file declares on one of the
+// reference's types, and a built-in a test file declares again, are the
+// tests' in the graded package: a lesson file may not use them.
+func TestTestOnlyMethods(t *testing.T) {
+	v, err := New(Config{
+		Reference: map[string][]byte{
+			"types.go":  []byte("package sched\n\ntype p struct{ id int }\n"),
+			"lesson.go": []byte("package sched\n\nfunc work(pp *p) int { return pp.id }\n"),
+		},
+		TestOnly: map[string][]byte{"x_test.go": []byte(`package sched
+
+type helper struct{}
+
+func (helper) secret() int { return 0 }
+
+func (pp *p) reveal() int { return 42 }
+
+func min(a, b int) int { return 42 }
+`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"func work(pp *p) int { return pp.reveal() }", "lesson.go:3:34: refers to pp.reveal, which only kata's tests declare"},
+		{"func work(pp *p) int { return min(pp.id, 1) }", "lesson.go:3:31: refers to min, which kata's tests declare again"},
+		{"func work(pp *p) int { return pp.secret() }", ""}, // an undefined method: the compiler's
+		{"func work(pp *p) int { return pp.id }", ""},
+	} {
+		probs, err := v.Sources(map[string][]byte{"lesson.go": []byte("package sched\n\n" + tc.src + "\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range probs {
+			got = append(got, p.String())
+		}
+		if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.want)) {
+			t.Errorf("%s: got %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
+
+// TestAllowedAPIsAreWhole: the vetter loads the standard packages
+// shallowly; the API of every package a lesson file may import must still
+// be whole (no type made of a package it does not load), or expressions
+// built with it would have no type for the unsafe rule to see.
+func TestAllowedAPIsAreWhole(t *testing.T) {
+	v := courseVetter(t)
+	allowed := slices.Clone(Safe)
+	for _, l := range lessons.Default.All() {
+		for _, f := range l.Files {
+			allowed = append(allowed, v.allowedImports(f)...)
+		}
+	}
+	slices.Sort(allowed)
+	for _, p := range slices.Compact(allowed) {
+		pkg, err := v.imp.Import(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == "unsafe" {
+			continue // built in to the type checker
+		}
+		if len(pkg.Scope().Names()) == 0 {
+			t.Errorf("%s: not loaded", p)
+		}
+		for _, name := range pkg.Scope().Names() {
+			obj := pkg.Scope().Lookup(name)
+			if !obj.Exported() {
+				continue
+			}
+			if hasInvalid(obj.Type(), nil, map[types.Type]bool{}) {
+				t.Errorf("%s.%s: %s is not whole", p, name, obj.Type())
+			}
+		}
+	}
+}
+
+// TestVetTime: vetting must not slow kata check down: it is done before
+// every grading run. Loading takes place once per Checker.
+func TestVetTime(t *testing.T) {
+	v := courseVetter(t)
+	src := map[string][]byte{"runq.go": []byte(ref(t, "runq.go"))}
+	start := time.Now()
+	const n = 10
+	for range n {
+		if _, err := v.Sources(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	each := time.Since(start) / n
+	t.Logf("vetter: loading %s (once), vetting one file %s", courseLoaded.Round(time.Millisecond), each.Round(time.Millisecond))
+	if courseLoaded+each > 2*time.Second {
+		t.Errorf("loading and vetting took %s, want well under a second", courseLoaded+each)
+	}
+}
+
+// BenchmarkNew: making a Vetter of the course, once per Checker.
+func BenchmarkNew(b *testing.B) {
+	cfg := courseConfig(b)
+	for b.Loop() {
+		if _, err := New(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVet: vetting the reference's runq.go, before every grade.
+func BenchmarkVet(b *testing.B) {
+	v := courseVetter(b)
+	src := map[string][]byte{"runq.go": []byte(ref(b, "runq.go"))}
+	for b.Loop() {
+		if _, err := v.Sources(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

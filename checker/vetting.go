@@ -1,0 +1,91 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/gmp-kata/gmp-kata/checker/vet"
+)
+
+// A learner's files are vetted before they are compiled (see package
+// vet): code compiled into the graded package runs beside kata's harness,
+// and a file that imports os, declares an init function, links to the
+// runtime's variables or names the harness's own could forge its grade.
+// A file that breaks a rule scores nothing, every test failing with the
+// first problem, and is never compiled.
+
+// vetting is a Checker's vetter, made when first needed (it loads part of
+// the standard library: a fraction of a second, once).
+type vetting struct {
+	once sync.Once
+	v    *vet.Vetter
+	err  error
+	// off grades without vetting: only for tests of the defences beneath
+	// the vetter (the harness, the isolation), which a vetted file cannot
+	// reach.
+	off bool
+}
+
+// vetter returns the Checker's vetter: the reference and the test-only
+// files (the hidden tests, their kit and the harness) are the grading
+// module's.
+func (c *Checker) vetter() (*vet.Vetter, error) {
+	c.vet.once.Do(func() {
+		cfg := vet.Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{harnessFile: harnessSource(nil)}}
+		for name, data := range c.mod.files {
+			if base, ok := strings.CutPrefix(name, "solutions/"); ok {
+				cfg.Reference[base] = data
+			} else if strings.HasPrefix(name, "hidden/") {
+				cfg.TestOnly[name] = data
+			}
+		}
+		c.vet.v, c.vet.err = vet.New(cfg)
+		if c.vet.err != nil {
+			c.vet.err = fmt.Errorf("checker: %w", c.vet.err)
+		}
+	})
+	return c.vet.v, c.vet.err
+}
+
+// vetFirst vets the files a grade replaces the reference's with. If they
+// break a rule, it records every test as failed, saying why, and the
+// problems in res.VetProblems.
+func (c *Checker) vetFirst(res *LessonResult, replace map[string]string, order []string, record func(name, status, msg string, elapsed float64)) error {
+	if c.vet.off {
+		return nil
+	}
+	v, err := c.vetter()
+	if err != nil {
+		return err
+	}
+	probs, err := v.Files(replace)
+	if err != nil {
+		return fmt.Errorf("checker: %w", err)
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	for _, p := range probs {
+		res.VetProblems = append(res.VetProblems, p.String())
+	}
+	msg := vetMessage(res.VetProblems)
+	for _, name := range order {
+		record(name, StatusFail, msg, 0)
+	}
+	return nil
+}
+
+// vetMessage is a failed test's message for files the vetter refused:
+// the first problem, and how many more there are.
+func vetMessage(probs []string) string {
+	msg := "breaks a rule of lesson files: " + probs[0]
+	switch n := len(probs) - 1; n {
+	case 0:
+	case 1:
+		msg += " (and 1 more problem)"
+	default:
+		msg += fmt.Sprintf(" (and %d more problems)", n)
+	}
+	return msg
+}

@@ -1,0 +1,239 @@
+package checker
+
+import (
+	"context"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// withoutVet is c grading without the vetter: for the tests of the
+// defences beneath it (the harness, the isolation), which no file the
+// vetter lets through can reach.
+func withoutVet(c *Checker) *Checker {
+	return &Checker{opts: c.opts, reg: c.reg, mod: c.mod, vet: vetting{off: true}}
+}
+
+// forgingRunq is the reference's runq.go with the attack of issue #11: an
+// init function that reads the harness's environment, to write the
+// harness's report itself. It also calls a function nothing declares: had
+// the file been compiled, the grade would say it does not compile.
+func forgingRunq(t *testing.T) []byte {
+	t.Helper()
+	src := string(embedded(t, "solutions/runq.go"))
+	for _, e := range [][2]string{
+		{`import "sync/atomic"`, "import (\n\t\"os\"\n\t\"sync/atomic\"\n)"},
+		{"\nfunc runqputtail(", `
+var forged = map[string]string{}
+
+func init() {
+	forged["path"], forged["nonce"] = os.Getenv("KATA_GRADE_DONE"), os.Getenv("KATA_GRADE_NONCE")
+	writeForgedReport(forged)
+}
+
+func runqputtail(`},
+	} {
+		if strings.Count(src, e[0]) != 1 {
+			t.Fatalf("%q is not in runq.go once", e[0])
+		}
+		src = strings.Replace(src, e[0], e[1], 1)
+	}
+	return []byte(src)
+}
+
+// TestVetRefusesBeforeCompiling: a lesson file that breaks the rules of
+// lesson files scores nothing, every test failing with the first problem
+// and how many more there are, and is never compiled (it would not
+// compile: no compile error says so); so too in the capstone.
+func TestVetRefusesBeforeCompiling(t *testing.T) {
+	c := sharedChecker(t)
+	l := lesson(t, "01")
+	files := lessonFile(t, "runq.go", forgingRunq(t))
+	res := c.Lesson(context.Background(), l, files)
+	if res.Status != StatusFail || res.Score != 0 || res.Error != "" {
+		t.Fatalf("%s %d/%d %q, want a failure scoring 0", res.Status, res.Score, res.MaxScore, res.Error)
+	}
+	if len(res.CompileErrors) != 0 {
+		t.Errorf("compiled: %q", res.CompileErrors)
+	}
+	want := []string{
+		`runq.go:4:2: import "os" is not allowed in a lesson file (allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic): remove it`,
+		"runq.go:28:6: a lesson file may not declare an init function",
+	}
+	if len(res.VetProblems) != len(want) {
+		t.Fatalf("vet problems %q, want %d", res.VetProblems, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(res.VetProblems[i], w) {
+			t.Errorf("vet problem %d: %q, want %q", i, res.VetProblems[i], w)
+		}
+	}
+	if len(res.Tests) != len(l.Tests) {
+		t.Errorf("%d tests, want %d", len(res.Tests), len(l.Tests))
+	}
+	for _, tr := range res.Tests {
+		if tr.Status != StatusFail || tr.Message != "breaks a rule of lesson files: "+res.VetProblems[0]+" (and 1 more problem)" {
+			t.Errorf("%s: %s %q", tr.Name, tr.Status, tr.Message)
+		}
+	}
+
+	all := map[string]string{}
+	for _, l := range c.reg.All() {
+		for _, f := range l.Files {
+			all[f] = lessonFile(t, f, embedded(t, "solutions/"+f))[f]
+		}
+	}
+	all["runq.go"] = files["runq.go"]
+	capstone := c.Capstone(context.Background(), all)
+	if capstone.Status != StatusFail || capstone.Score != 0 || len(capstone.VetProblems) != 2 || len(capstone.CompileErrors) != 0 {
+		t.Errorf("capstone: %s %d/%d, vet problems %q, compile errors %q: want it refused", capstone.Status, capstone.Score, capstone.MaxScore, capstone.VetProblems, capstone.CompileErrors)
+	}
+}
+
+// TestVetKnowsTheHarness: the vetter of a Checker knows the real harness's
+// names, and the hidden tests' and kit's, as names a lesson file may not
+// use; and a correct file passes it quickly.
+func TestVetKnowsTheHarness(t *testing.T) {
+	c := withoutVet(sharedChecker(t))
+	c.vet.off = false // a Checker of its own, to time its vetter's loading
+	start := time.Now()
+	v, err := c.vetter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := time.Since(start)
+	ref := lessonFile(t, "runq.go", embedded(t, "solutions/runq.go"))
+	start = time.Now()
+	probs, err := v.Files(ref)
+	if err != nil || len(probs) != 0 {
+		t.Fatalf("the reference's runq.go: %v %v", probs, err)
+	}
+	t.Logf("vetting: %s to load (once per Checker), %s for runq.go", loaded.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+
+	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "func runqputtail(pp *p, gp *g) {", `func runqputtail(pp *p, gp *g) {
+	kataMu.Lock()
+	kataVerdicts["TestL01FIFO"] = "pass"
+	kataMu.Unlock()
+	kataHarnessEntered.Store(false)
+	_ = kitG`, 1)
+	probs, err = v.Files(lessonFile(t, "runq.go", []byte(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.String())
+	}
+	want := []string{
+		"runq.go:24:2: refers to kataMu, which only kata's tests declare",
+		"runq.go:25:2: refers to kataVerdicts, which only kata's tests declare",
+		"runq.go:26:2: refers to kataMu, which only kata's tests declare",
+		"runq.go:27:2: refers to kataHarnessEntered, which only kata's tests declare",
+		"runq.go:28:6: refers to kitG, which only kata's tests declare",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("problems:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// TestDefencesBeneathTheVetter: the run's own defences still hold for
+// files the vetter refuses, were it wrong or off. Code that exits in an
+// init function proves nothing; code that writes beside the graded package
+// fails the lesson (Options.Isolate); and, on Linux, PASS lines printed
+// with the real results hidden do not change the grade. (These were
+// cases of the hostile corpus, checker/grade/corpus_test.go, before the
+// vetter refused them there.) Under -short, the first two.
+func TestDefencesBeneathTheVetter(t *testing.T) {
+	c := withoutVet(sharedChecker(t))
+	c.opts.Isolate = true
+	l := lesson(t, "01")
+	runqWith := func(t *testing.T, base string, imports []string, decls string) map[string]string {
+		t.Helper()
+		block := "import (\n"
+		for _, imp := range imports {
+			block += "\t\"" + imp + "\"\n"
+		}
+		src := strings.Replace(base, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)", 1)
+		src = strings.Replace(src, "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(", 1)
+		if src == base {
+			t.Fatal("runq.go has changed: the edits do not apply")
+		}
+		return lessonFile(t, "runq.go", []byte(src))
+	}
+	refuse := func(t *testing.T, res *LessonResult, pattern string) {
+		t.Helper()
+		if res.Status != StatusFail || res.Score != 0 || len(res.VetProblems) != 0 {
+			t.Errorf("%s %d/%d, vet problems %q: want a failure scoring 0, not vetted", res.Status, res.Score, res.MaxScore, res.VetProblems)
+		}
+		re := regexp.MustCompile(pattern)
+		for _, tr := range res.Tests {
+			if !re.MatchString(tr.Message) {
+				t.Errorf("%s: %q, want %s", tr.Name, tr.Message, pattern)
+			}
+		}
+	}
+	ref := string(embedded(t, "solutions/runq.go"))
+
+	t.Run("exit-in-init", func(t *testing.T) {
+		res := c.Lesson(context.Background(), l, runqWith(t, ref, []string{"os"}, "func init() { os.Exit(0) }\n"))
+		refuse(t, res, `^the test binary exited before running any test`)
+	})
+	t.Run("writes-outside", func(t *testing.T) {
+		res := c.Lesson(context.Background(), l, runqWith(t, ref, []string{"os"}, `func init() {
+	os.WriteFile("proc.go", []byte("package sched\n\nfunc broken() { undefinedEverywhere() }\n"), 0o644)
+	os.WriteFile("../escaped.txt", []byte("was here"), 0o644)
+}
+`))
+		refuse(t, res, `^changed the grader's files while its tests ran \(escaped\.txt \(added\), solutions/proc\.go \(changed\)\)`)
+	})
+	if testing.Short() || runtime.GOOS != "linux" {
+		return
+	}
+	t.Run("fake-pass-framed-hidden-output", func(t *testing.T) {
+		ms, err := l.ReadMutants()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mutant string
+		for _, m := range ms {
+			if m.Name == "grab-takes-all" {
+				edited, err := m.Apply(map[string][]byte{"runq.go": []byte(ref)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mutant = string(edited["runq.go"])
+			}
+		}
+		honest := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(mutant)))
+		names := make([]string, len(l.Tests))
+		for i, tt := range l.Tests {
+			names[i] = strconv.Quote(tt.Name)
+		}
+		// Framed PASS lines for every test, then standard output and error
+		// pointed at /dev/null so that the real results never reach
+		// test2json; the tests then run (and the mistake fails some).
+		res := c.Lesson(context.Background(), l, runqWith(t, mutant, []string{"fmt", "os", "syscall"}, `func init() {
+	for _, n := range []string{`+strings.Join(names, ", ")+`} {
+		fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
+	}
+	fmt.Printf("\x16PASS\n")
+	os.Stdout.Sync()
+	null, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	syscall.Dup3(int(null.Fd()), 1, 0)
+	syscall.Dup3(int(null.Fd()), 2, 0)
+}
+`))
+		if honest.Score == honest.MaxScore || res.Score != honest.Score || len(res.VetProblems) != 0 {
+			t.Errorf("the mutant scored %d/%d alone, %d/%d hiding its results (vet problems %q): want the same, and less than full marks",
+				honest.Score, honest.MaxScore, res.Score, res.MaxScore, res.VetProblems)
+		}
+	})
+}
