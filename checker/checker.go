@@ -213,9 +213,12 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		results[name] = tr
 	}
 
-	if err := c.vetFirst(res, replace, order, record); err != nil {
-		res.Status, res.Error = StatusError, err.Error()
-		return res
+	if !r.trusted {
+		// The snapshot: what the runs will compile, not the live files.
+		if err := c.vetFirst(res, r.snapshot, order, record); err != nil {
+			res.Status, res.Error = StatusError, err.Error()
+			return res
+		}
 	}
 
 	// Each run either ends with the harness's report, which settles every
