@@ -12,12 +12,15 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/checker/report"
 )
 
 // A Submission is one student's work, as kata found it.
 type Submission struct {
 	// Name is the student as the report names them: the directory's or
-	// archive's name, unique within one grading.
+	// archive's name, cleaned (report.Name: control and format characters
+	// shown as escapes, on one line) and unique within one grading.
 	Name string
 	// Source is where it came from, as given: a path, or path@ref.
 	Source string
@@ -96,6 +99,9 @@ func (f *Finder) Find(args []string) ([]*Submission, error) {
 	if len(subs) == 0 {
 		return nil, errors.New("grade: no submissions found (name workspace directories, archives, or a directory of them)")
 	}
+	for _, s := range subs {
+		s.Name = report.Name(s.Name)
+	}
 	uniqueNames(subs)
 	return subs, nil
 }
@@ -149,9 +155,10 @@ func (f *Finder) find(arg string) ([]*Submission, error) {
 	return subs, nil
 }
 
+// note tells Notes about msg, cleaned: it names files a student named.
 func (f *Finder) note(msg string) {
 	if f.Notes != nil {
-		f.Notes(msg)
+		f.Notes(report.Name(msg))
 	}
 }
 
@@ -316,7 +323,8 @@ func baseName(p string) string {
 }
 
 // uniqueNames makes names unique: a clash keeps its archive extension,
-// then gets a number.
+// then gets a number. Names are compared as they are shown, cleaned: two
+// that clean to the same text are a clash.
 func uniqueNames(subs []*Submission) {
 	count := map[string]int{}
 	for _, s := range subs {
