@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -207,17 +209,39 @@ func (f *Finder) fromArchive(file string) (s *Submission) {
 	return s
 }
 
-// extract takes the lesson files out of t.
+// extract takes the lesson files out of t: it finds the workspace in t's
+// listing, follows each lesson file's links, and reads those files, and
+// nothing else, each up to the file limit.
 func (f *Finder) extract(s *Submission, t *tree) {
+	if t.close != nil {
+		defer t.close()
+	}
 	root, problem := t.root(f.LessonFiles)
 	if problem != "" {
 		s.Problem = "it " + problem
 		return
 	}
 	s.files = map[string]file{}
+	found := map[string]*entry{}
+	var need []*entry
 	for _, name := range f.LessonFiles {
-		data, problem := t.file(path.Join(root, name), name)
-		s.files[name] = file{data: data, problem: problem}
+		e, problem := t.resolve(path.Join(root, name), name)
+		if problem != "" {
+			s.files[name] = file{problem: problem}
+			continue
+		}
+		found[name] = e
+		if !slices.Contains(need, e) {
+			need = append(need, e)
+		}
+	}
+	t.fetch(need, f.Limits.FileBytes)
+	for name, e := range found {
+		if e.problem != "" {
+			s.files[name] = file{problem: e.problem}
+		} else {
+			s.files[name] = file{data: e.data}
+		}
 	}
 }
 
@@ -277,6 +301,13 @@ func (f *Finder) fromGit(dir, ref string) *Submission {
 		return s
 	}
 	commit := strings.TrimSpace(string(out))
+	tmp, err := os.CreateTemp("", "kata-git-*.tar")
+	if err != nil {
+		s.Problem = "git archive: " + err.Error()
+		return s
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
 	cmd := git("archive", "--format=tar", commit)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
@@ -289,12 +320,18 @@ func (f *Finder) fromGit(dir, ref string) *Submission {
 		s.Problem = "git archive: " + err.Error()
 		return s
 	}
-	t, err := readTar(pipe, f.Limits)
+	_, err = io.Copy(tmp, &limitedReader{r: pipe, left: f.Limits.UnpackedBytes})
 	if err != nil {
 		cancel() // stop git: the tree was refused half-way
 	}
 	waitErr := cmd.Wait()
+	var t *tree
+	if err == nil {
+		t, err = readTarFile(tmp.Name(), f.Limits)
+	}
 	switch {
+	case errors.Is(err, errTooMuch):
+		s.Problem = fmt.Sprintf("unsafe or unreadable commit: it unpacks to more than %d MiB", f.Limits.UnpackedBytes>>20)
 	case err != nil:
 		s.Problem = "unsafe or unreadable commit: " + err.Error()
 	case waitErr != nil:
