@@ -1,10 +1,8 @@
 package grade
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/gmp-kata/gmp-kata/checker/report"
 )
@@ -278,68 +275,11 @@ func (f *Finder) findGit(dir, ref string) ([]*Submission, error) {
 	return subs, nil
 }
 
+// isGitRepo reports whether dir has a .git, of any kind: one that is a
+// file or a link is refused by fromGit, with the reason, not skipped.
 func isGitRepo(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, ".git"))
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
 	return err == nil
-}
-
-// fromGit reads the repository dir at ref with git archive: the commit's
-// tree, as a tar stream, through the same checks as any archive. The
-// working tree, and anything not committed, is not looked at.
-func (f *Finder) fromGit(dir, ref string) *Submission {
-	s := &Submission{Name: baseName(dir), Source: dir + "@" + ref}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	git := func(args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
-		return cmd
-	}
-	out, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
-	if err != nil {
-		s.Problem = fmt.Sprintf("the repository has no commit %q", ref)
-		return s
-	}
-	commit := strings.TrimSpace(string(out))
-	tmp, err := os.CreateTemp("", "kata-git-*.tar")
-	if err != nil {
-		s.Problem = "git archive: " + err.Error()
-		return s
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	cmd := git("archive", "--format=tar", commit)
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		s.Problem = "git archive: " + err.Error()
-		return s
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		s.Problem = "git archive: " + err.Error()
-		return s
-	}
-	_, err = io.Copy(tmp, &limitedReader{r: pipe, left: f.Limits.UnpackedBytes})
-	if err != nil {
-		cancel() // stop git: the tree was refused half-way
-	}
-	waitErr := cmd.Wait()
-	var t *tree
-	if err == nil {
-		t, err = readTarFile(tmp.Name(), f.Limits)
-	}
-	switch {
-	case errors.Is(err, errTooMuch):
-		s.Problem = fmt.Sprintf("unsafe or unreadable commit: it unpacks to more than %d MiB", f.Limits.UnpackedBytes>>20)
-	case err != nil:
-		s.Problem = "unsafe or unreadable commit: " + err.Error()
-	case waitErr != nil:
-		s.Problem = "git archive failed: " + strings.TrimSpace(stderr.String())
-	default:
-		f.extract(s, t)
-	}
-	return s
 }
 
 func dirExists(dir string) bool {
