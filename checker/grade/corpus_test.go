@@ -173,6 +173,16 @@ func runqputtail(`))
 			want: func(t *testing.T, g report.LessonGrade, mutantScore int) {
 				assert.Equal(t, mutantScore, g.Score, "hiding the real results must not change the grade")
 			}},
+		{name: "dump-environment", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// Everything kata hands the code it runs, in its message:
+				// the cache's key must not be in it.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "fmt", "os"), "func runqputtail(pp *p, gp *g) {",
+					"func runqputtail(pp *p, gp *g) {\n\tpanic(fmt.Sprint(\"environment: \", os.Environ(), \" arguments: \", os.Args))"))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				anyTest(t, g, "environment: [")
+			}},
 		{name: "infinite-loop", lesson: "03-globrunqget",
 			files: func(t testing.TB) map[string][]byte {
 				return one("globrunq.go", edit(t, ref(t, "globrunq.go"), "func (sched *schedt) globrunqget() *g {", "func (sched *schedt) globrunqget() *g {\n\tfor {\n\t}"))
@@ -466,6 +476,19 @@ func TestHostileCorpus(t *testing.T) {
 		if runtime.GOOS != "windows" {
 			full(students["r-smudge"], "")
 			assert.NoFileExists(t, filepath.Join(dir, "smudged"), "the repository's smudge filter ran")
+		}
+	})
+
+	t.Run("cache key never given to a run", func(t *testing.T) {
+		key, err := os.ReadFile(filepath.Join(opts.CacheDir, cacheKeyFile))
+		require.NoError(t, err)
+		secret := strings.TrimSpace(string(key))
+		for _, s := range rep.Students {
+			for _, l := range s.Lessons {
+				for _, tg := range l.Tests {
+					assert.NotContains(t, tg.Message, secret, "%s %s %s", s.Name, l.ID, tg.Name)
+				}
+			}
 		}
 	})
 

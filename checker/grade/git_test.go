@@ -280,7 +280,7 @@ func TestGitRefs(t *testing.T) {
 		assert.Empty(t, problem, r)
 		assert.True(t, w == got, "@%s: got %.200q", r, got)
 	}
-	for _, r := range []string{"no-such-tag", "main~9", "HEAD:runq.go", "0000000000000000000000000000000000000000"} {
+	for _, r := range []string{"no-such-tag", "main~9", "HEAD:runq.go", "0000000000000000000000000000000000000000", "main@{0}", "main@{yesterday}"} {
 		_, problem := at(r)
 		assert.Contains(t, problem, "the repository has no commit", r)
 	}
@@ -330,4 +330,39 @@ func TestGitLimits(t *testing.T) {
 		assert.Empty(t, problem)
 		assert.True(t, string(ref(t, "park.go")) == string(data), "a link inside the commit is followed")
 	}
+}
+
+// TestGitIgnoresTheGradersGitSettings: kata's git reads no system or
+// global config and takes nothing of kata's environment but PATH: git
+// variables that would point it at another repository, another object
+// store or extra config, and config files it could not even parse,
+// change nothing.
+func TestGitIgnoresTheGradersGitSettings(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	alices := edit(t, ref(t, "runq.go"), "func runqputtail(", "// alice's own\nfunc runqputtail(")
+	alice := newRepo(t, filepath.Join(dir, "alice"), map[string][]byte{"runq.go": alices})
+	aliceHead := alice.git("rev-parse", "HEAD")
+	erin := newRepo(t, filepath.Join(dir, "erin"), nil)
+	broken := filepath.Join(dir, "broken.config")
+	require.NoError(t, os.WriteFile(broken, []byte("[broken\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitconfig"), []byte("[broken\n"), 0o644))
+	for k, v := range map[string]string{
+		"GIT_CONFIG_GLOBAL": broken, "GIT_CONFIG_SYSTEM": broken, "GIT_CONFIG_NOSYSTEM": "", "HOME": dir, "XDG_CONFIG_HOME": dir,
+		"GIT_DIR": filepath.Join(alice.dir, ".git"), "GIT_WORK_TREE": alice.dir,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES": filepath.Join(alice.dir, ".git", "objects"),
+		"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "include.path", "GIT_CONFIG_VALUE_0": broken,
+		"GIT_CONFIG_PARAMETERS": "'include.path'='" + broken + "'",
+	} {
+		t.Setenv(k, v)
+	}
+	s := gitSub(t, erin.dir+"@main")
+	require.Empty(t, s.Problem)
+	data, problem := s.File("runq.go")
+	require.Empty(t, problem)
+	assert.True(t, string(ref(t, "runq.go")) == string(data), "erin's commit, not alice's")
+	// And alice's commit is not reachable from erin's repository through
+	// the grader's GIT_ALTERNATE_OBJECT_DIRECTORIES.
+	s = gitSub(t, erin.dir+"@"+aliceHead)
+	assert.Contains(t, s.Problem, "the repository has no commit")
 }

@@ -81,6 +81,8 @@ func TestHostileNamesAreCleanedEverywhere(t *testing.T) {
 		seen[s.Name] = true
 	}
 	assert.Contains(t, seen, `bob\u202e\u2066gpj.exe\u2069`, "a bidi control shows as its escape")
+	assert.Contains(t, seen, `bob\u202e`)
+	assert.Contains(t, seen, `bob\u202e-2`, "a name that cleans to another's is numbered")
 	assert.Contains(t, seen, `eve\x1b[2K\rgraded mallory: 824∕824\ngraded mallory`)
 
 	lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
