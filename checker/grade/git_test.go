@@ -348,11 +348,18 @@ func TestGitIgnoresTheGradersGitSettings(t *testing.T) {
 	require.NoError(t, os.WriteFile(broken, []byte("[broken\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitconfig"), []byte("[broken\n"), 0o644))
 	for k, v := range map[string]string{
-		"GIT_CONFIG_GLOBAL": broken, "GIT_CONFIG_SYSTEM": broken, "GIT_CONFIG_NOSYSTEM": "", "HOME": dir, "XDG_CONFIG_HOME": dir,
-		"GIT_DIR": filepath.Join(alice.dir, ".git"), "GIT_WORK_TREE": alice.dir,
+		"GIT_CONFIG_GLOBAL":                broken,
+		"GIT_CONFIG_SYSTEM":                broken,
+		"GIT_CONFIG_NOSYSTEM":              "",
+		"HOME":                             dir,
+		"XDG_CONFIG_HOME":                  dir,
+		"GIT_DIR":                          filepath.Join(alice.dir, ".git"),
+		"GIT_WORK_TREE":                    alice.dir,
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES": filepath.Join(alice.dir, ".git", "objects"),
-		"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "include.path", "GIT_CONFIG_VALUE_0": broken,
-		"GIT_CONFIG_PARAMETERS": "'include.path'='" + broken + "'",
+		"GIT_CONFIG_COUNT":                 "1",
+		"GIT_CONFIG_KEY_0":                 "include.path",
+		"GIT_CONFIG_VALUE_0":               broken,
+		"GIT_CONFIG_PARAMETERS":            "'include.path'='" + broken + "'",
 	} {
 		t.Setenv(k, v)
 	}
