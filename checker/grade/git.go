@@ -113,6 +113,7 @@ func openGit(dir string) (*gitRepo, error) {
 		{"commondir", "keeps its refs and objects in another repository (commondir, a worktree's)"},
 		{"objects/info/alternates", "borrows objects from another repository (objects/info/alternates); grade a clone made with --no-shared"},
 		{"objects/info/http-alternates", "borrows objects from elsewhere (objects/info/http-alternates)"},
+		{"reftable", "keeps its refs in the reftable format, which kata does not read; grade a clone made with refs as files"},
 	} {
 		if _, err := os.Lstat(filepath.Join(gitDir, filepath.FromSlash(p.name))); err == nil {
 			return nil, fmt.Errorf("the repository %s", p.why)

@@ -138,6 +138,10 @@ func TestGitObjectsFromElsewhereAreRefused(t *testing.T) {
 		{"commondir", func(dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "commondir"), []byte(filepath.Join(class, "alice", ".git")+"\n"), 0o644))
 		}, "commondir"},
+		{"reftable", func(dir string) {
+			// Refs kata cannot read: it says so rather than "no commit".
+			require.NoError(t, os.Mkdir(filepath.Join(dir, ".git", "reftable"), 0o755))
+		}, "reftable"},
 	}
 	if runtime.GOOS != "windows" {
 		cases = append(cases,
