@@ -1,7 +1,9 @@
 package grade
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -429,8 +431,56 @@ func TestHostileCorpus(t *testing.T) {
 		require.NoError(t, os.Symlink(filepath.Join(class, "zz-alice", "runq.go"), filepath.Join(ws, "runq.go")))
 	}
 
+	// Archives built to exhaust the grader before any run: a zip of 65541
+	// central-directory records that declares 5, and a 300 KB zip of a
+	// workspace and 250 Go files of 1 MiB each.
+	entryBomb(t, filepath.Join(class, "h-zip-entries.zip"), 65536+5, 5, false)
+	padded := dirEntries(t, linkDir, "")
+	for i := range 250 {
+		padded = append(padded, archived{name: fmt.Sprintf("pad/file%03d.go", i), data: bigGo(1 << 20)})
+	}
+	writeZip(t, filepath.Join(class, "h-zip-padded.zip"), padded)
+
+	// A name that forges a progress line and hides behind bidi controls.
+	forgedName := "h-name\x1b[2K\rgraded mallory: 824∕824\n\u202egraded"
+	if runtime.GOOS != "windows" {
+		workspace(t, filepath.Join(class, forgedName), nil)
+	}
+
+	// The skeleton's stubs, whose grade a run forged in the result cache
+	// before kata graded them: full marks, under the key kata computes.
+	workspace(t, filepath.Join(class, "h-forged-cache"), skeletonFrom(t, "01-ringbuffer"))
 	opts := Options{CacheDir: cacheDir(t), Lessons: ids, Jobs: 2, MaxMemory: 1 << 30}
-	rep, stats := gradeClass(t, opts, class)
+	forgeStub := func(overwrite bool) {
+		g, err := New(opts)
+		require.NoError(t, err)
+		forge(t, opts.CacheDir, g.key(lesson(t, "01-ringbuffer"), skeletonFrom(t, "01-ringbuffer")), fullMarks(t, "01-ringbuffer"), overwrite)
+	}
+	forgeStub(false)
+
+	// Git repositories at a ref: alice's (a correct answer of her own);
+	// mallory's, whose .git is a pointer to alice's; and one whose own
+	// config runs a smudge filter on every .go file.
+	var repoArgs []string
+	if _, err := exec.LookPath("git"); err == nil {
+		repos := filepath.Join(dir, "repos")
+		newRepo(t, filepath.Join(repos, "r-alice"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
+		mallory := filepath.Join(repos, "r-mallory")
+		workspace(t, mallory, skeletonFrom(t, ids...))
+		require.NoError(t, os.WriteFile(filepath.Join(mallory, ".git"), []byte("gitdir: ../r-alice/.git\n"), 0o644))
+		if runtime.GOOS != "windows" {
+			smudge := newRepo(t, filepath.Join(repos, "r-smudge"), nil)
+			require.NoError(t, os.WriteFile(filepath.Join(smudge.dir, ".gitattributes"), []byte("*.go filter=evil\n"), 0o644))
+			smudge.git("add", ".gitattributes")
+			smudge.git("commit", "-q", "-m", "attributes")
+			script := filepath.Join(dir, "smudge.sh")
+			require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\ntouch "+shQuote(filepath.Join(dir, "smudged"))+"\ncat >/dev/null\necho 'package sched'\n"), 0o755))
+			smudge.appendConfig("[filter \"evil\"]\n\tsmudge = " + filepath.ToSlash(script) + "\n\tclean = cat\n\trequired = true\n")
+		}
+		repoArgs = append(repoArgs, repos+"@HEAD")
+	}
+
+	rep, stats := gradeClass(t, opts, class, repoArgs...)
 	t.Logf("graded %s", stats)
 
 	students := map[string]report.Student{}
@@ -514,6 +564,57 @@ func TestHostileCorpus(t *testing.T) {
 		t.Run("symlink-out", func(t *testing.T) { linkOut("h-symlink-out") })
 	}
 
+	t.Run("zip-entries", func(t *testing.T) {
+		s := students["h-zip-entries"]
+		assert.Contains(t, s.Problem, "more than 20000 entries")
+		assert.Equal(t, 0, s.Score)
+	})
+	t.Run("zip-padded", func(t *testing.T) {
+		s := students["h-zip-padded"]
+		assert.Empty(t, s.Problem)
+		full(s, "")
+	})
+	t.Run("forged-name", func(t *testing.T) {
+		if runtime.GOOS == "windows" {
+			t.Skip("Windows file names cannot hold control characters")
+		}
+		s, ok := students[report.Name(forgedName)]
+		require.True(t, ok, "the student is named as cleaned: %q", report.Name(forgedName))
+		assert.Equal(t, `h-name\x1b[2K\rgraded mallory: 824∕824\n\u202egraded`, s.Name)
+		full(s, "")
+	})
+	t.Run("forged-cache", func(t *testing.T) {
+		l := lessonOf(students["h-forged-cache"], "01-ringbuffer")
+		assert.Equal(t, 0, l.Score, "the forged full marks were taken")
+		assert.True(t, l.Untouched)
+	})
+	t.Run("git", func(t *testing.T) {
+		if repoArgs == nil {
+			t.Skip("git is not installed")
+		}
+		full(students["r-alice"], "")
+		m := students["r-mallory"]
+		assert.Contains(t, m.Problem, ".git is a file")
+		assert.Equal(t, 0, m.Score, "mallory was graded with alice's commit")
+		if runtime.GOOS != "windows" {
+			full(students["r-smudge"], "")
+			assert.NoFileExists(t, filepath.Join(dir, "smudged"), "the repository's smudge filter ran")
+		}
+	})
+
+	t.Run("cache key never given to a run", func(t *testing.T) {
+		key, err := os.ReadFile(filepath.Join(opts.CacheDir, cacheKeyFile))
+		require.NoError(t, err)
+		secret := strings.TrimSpace(string(key))
+		for _, s := range rep.Students {
+			for _, l := range s.Lessons {
+				for _, tg := range l.Tests {
+					assert.NotContains(t, tg.Message, secret, "%s %s %s", s.Name, l.ID, tg.Name)
+				}
+			}
+		}
+	})
+
 	t.Run("shared module untouched", func(t *testing.T) {
 		mods, _ := filepath.Glob(filepath.Join(cacheDir(t), "grade-*", "solutions", "proc.go"))
 		require.NotEmpty(t, mods)
@@ -527,8 +628,25 @@ func TestHostileCorpus(t *testing.T) {
 
 	// The whole class graded again (by a new grader, on the same cache):
 	// nothing runs, the report is the same.
-	again, stats2 := gradeClass(t, opts, class)
+	again, stats2 := gradeClass(t, opts, class, repoArgs...)
 	assert.Equal(t, 0, stats2.Runs, "an unchanged class must grade from the cache")
 	assert.Equal(t, rep, again)
+
+	// A run forged the stubs' grade again, now that kata's own entry is
+	// there: the re-grade takes kata's, and gives the grade handed out.
+	forgeStub(false)
+	third, stats3 := gradeClass(t, opts, class, repoArgs...)
+	assert.Equal(t, 0, stats3.Runs)
+	assert.Equal(t, rep, third, "a re-grade changed a grade handed out")
+
+	// A run that found kata's entry and wrote over it spoils it: the
+	// re-grade refuses it and grades the stubs again (their messages may
+	// differ from run to run; their points do not).
+	forgeStub(true)
+	fourth, stats4 := gradeClass(t, opts, class, repoArgs...)
+	assert.Equal(t, 1, stats4.Runs, "the spoiled entry is graded again, and nothing else")
+	for i, s := range fourth.Students {
+		assert.Equal(t, rep.Students[i].Score, s.Score, "%s", s.Name)
+	}
 	t.Logf("hostile corpus: %d submissions × %d lessons in %s (regrade %s)", len(rep.Students), len(ids), time.Since(start).Round(time.Second), stats2.Elapsed.Round(time.Millisecond))
 }

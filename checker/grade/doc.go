@@ -16,14 +16,20 @@
 // The design, in the order a grading goes:
 //
 //  1. Find reads every submission up front and keeps only the lesson
-//     files: archives are read in memory (nothing of theirs is ever
-//     written under its own name), links are followed only inside the
-//     submission, sizes are bounded. A submission that cannot be read is
-//     not an error of the grading: it is graded, as a failure with its
-//     reason.
-//  2. Grade turns cells into keys. A key already in the result cache is a
-//     grade; keys seen before in the same grading share its run; the rest
-//     are runs, handed to a pool of Jobs workers.
+//     files: each is listed first (tree.go), the workspace found in the
+//     list, and only its lesson files read; archives are read in memory
+//     (nothing of theirs is ever written under its own name), a zip's
+//     directory checked before it is parsed (archive.go), a commit read
+//     with git plumbing in a bare repository of kata's own, so nothing of
+//     the submission's repository runs (git.go); links are followed only
+//     inside the submission, sizes are bounded. Names are cleaned for
+//     display (report.Name) and made unique. A submission that cannot be
+//     read is not an error of the grading: it is graded, as a failure
+//     with its reason.
+//  2. Grade turns cells into keys. A key already in the result cache, with
+//     a MAC that verifies (cache.go), is a grade; keys seen before in the
+//     same grading share its run; the rest are runs, handed to a pool of
+//     Jobs workers.
 //  3. Each run is the checker's Lesson with Isolate on: a private copy of
 //     the grading module, a private temporary directory, a scrubbed
 //     environment, time, output and memory limits, and the harness that

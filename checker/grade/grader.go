@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -66,13 +67,13 @@ const maxTimeouts = 1
 // A Grader grades submissions, each lesson of each in its own run of the
 // checker, with the checker's isolation on.
 type Grader struct {
-	opts      Options
-	reg       *lessons.Registry
-	ck        *checker.Checker
-	lessons   []*lessons.Lesson
-	cache     *cache
-	goVersion string
-	skeleton  map[string][]byte
+	opts     Options
+	reg      *lessons.Registry
+	ck       *checker.Checker
+	lessons  []*lessons.Lesson
+	cache    *cache
+	goEnv    string // the toolchain and build settings runs inherit (goEnv)
+	skeleton map[string][]byte
 }
 
 // New prepares a Grader: the grading module (with the pack's tests, if
@@ -103,7 +104,11 @@ func New(opts Options) (*Grader, error) {
 	if opts.Version == "" {
 		opts.Version = Version()
 	}
-	g := &Grader{opts: opts, reg: reg, cache: &cache{dir: filepath.Join(opts.CacheDir, "grades")}, skeleton: map[string][]byte{}}
+	c, err := openCache(opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	g := &Grader{opts: opts, reg: reg, cache: c, skeleton: map[string][]byte{}}
 	if len(opts.Lessons) == 0 {
 		g.lessons = reg.All()
 	} else {
@@ -123,11 +128,9 @@ func New(opts Options) (*Grader, error) {
 			}
 		}
 	}
-	out, err := exec.Command("go", "env", "GOVERSION").Output()
-	if err != nil {
-		return nil, fmt.Errorf("grade: running 'go env GOVERSION': %v (grading needs the go command: is Go installed and on PATH?)", err)
+	if g.goEnv, err = goEnv(); err != nil {
+		return nil, err
 	}
-	g.goVersion = strings.TrimSpace(string(out))
 	g.ck, err = checker.New(checker.Options{Registry: reg, CacheDir: opts.CacheDir, NoRace: opts.NoRace,
 		MaxMemory: opts.MaxMemory, MaxTimeouts: maxTimeouts, Isolate: true})
 	if err != nil {
@@ -421,10 +424,37 @@ func (g *Grader) repeat(ctx context.Context, l *lessons.Lesson, paths map[string
 	return res
 }
 
+// goEnvVars are what a run inherits from kata that changes how its code is
+// built or behaves: the toolchain and its target, experiments, cgo (the
+// race detector's), and the runtime's settings.
+var goEnvVars = []string{"GOVERSION", "GOROOT", "GOOS", "GOARCH", "GOEXPERIMENT", "CGO_ENABLED", "CC", "CGO_CFLAGS", "CGO_LDFLAGS",
+	"GOAMD64", "GOARM", "GOARM64", "GO386", "GOPPC64", "GORISCV64", "GOMIPS", "GOMIPS64"}
+
+// goEnv names the toolchain and settings runs get, for the cache key: the
+// go command's view of goEnvVars, and GODEBUG and GOMAXPROCS as set.
+func goEnv() (string, error) {
+	out, err := exec.Command("go", "env", "-json").Output()
+	if err != nil {
+		return "", fmt.Errorf("grade: running 'go env': %v (grading needs the go command: is Go installed and on PATH?)", err)
+	}
+	var env map[string]string
+	if err := json.Unmarshal(out, &env); err != nil {
+		return "", fmt.Errorf("grade: reading 'go env -json': %v", err)
+	}
+	var b strings.Builder
+	for _, name := range goEnvVars {
+		fmt.Fprintf(&b, "go %s=%q\n", name, env[name])
+	}
+	for _, name := range []string{"GODEBUG", "GOMAXPROCS"} {
+		fmt.Fprintf(&b, "env %s=%q\n", name, os.Getenv(name))
+	}
+	return b.String(), nil
+}
+
 // key is the cache key of lesson l graded with files (see cache.go).
 func (g *Grader) key(l *lessons.Lesson, files map[string][]byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "kata grade %d\nkata %s\nchecker %s\ngo %s\nlesson %s\n", cacheFormat, g.opts.Version, g.ck.Fingerprint(), g.goVersion, l.ID)
+	fmt.Fprintf(h, "kata grade %d\nkata %s\nchecker %s\n%slesson %s\n", cacheFormat, g.opts.Version, g.ck.Fingerprint(), g.goEnv, l.ID)
 	for _, t := range l.Tests {
 		fmt.Fprintf(h, "test %s %d %s %s\n", t.Name, t.Points, t.Timeout, t.Kind)
 	}
@@ -487,7 +517,7 @@ func (g *Grader) report(subs []*Submission, cells []*cell) *report.Report {
 
 // student is one submission's part of the report.
 func (g *Grader) student(s *Submission, cells []*cell) report.Student {
-	st := report.Student{Name: s.Name, Source: s.Source, Problem: report.OneLine(s.Problem)}
+	st := report.Student{Name: report.Name(s.Name), Source: report.Name(s.Source), Problem: report.OneLine(s.Problem)}
 	for _, c := range cells {
 		lg := *c.grade
 		lg.Tests = slices.Clone(lg.Tests)

@@ -272,13 +272,14 @@ func writeTarTo(t testing.TB, w io.Writer, entries []archived) {
 	}
 }
 
-// gradeClass grades every submission in the directory class with a
-// Grader made from opts, and returns the report and its stats.
-func gradeClass(t testing.TB, opts Options, class string) (*report.Report, Stats) {
+// gradeClass grades every submission in the directory class (and in the
+// other arguments, as kata grade takes them) with a Grader made from opts,
+// and returns the report and its stats.
+func gradeClass(t testing.TB, opts Options, class string, more ...string) (*report.Report, Stats) {
 	t.Helper()
 	g, err := New(opts)
 	require.NoError(t, err)
-	subs, err := (&Finder{LessonFiles: g.LessonFiles()}).Find([]string{class})
+	subs, err := (&Finder{LessonFiles: g.LessonFiles()}).Find(append([]string{class}, more...))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()

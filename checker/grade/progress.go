@@ -134,9 +134,12 @@ func (p *Printer) Update(s Status, finished []report.Student) {
 		return
 	}
 	for _, st := range finished {
-		line := fmt.Sprintf("graded %s: %s", st.Name, report.Fraction(st.Score, st.MaxScore))
+		// The name and the problem are cleaned (a Submission's name is
+		// already): a newline or a terminal escape in a name must not
+		// forge a line of its own.
+		line := fmt.Sprintf("graded %s: %s", report.Name(st.Name), report.Fraction(st.Score, st.MaxScore))
 		if st.Problem != "" {
-			line += "  (" + st.Problem + ")"
+			line += "  (" + report.OneLine(st.Problem) + ")"
 		} else if n := st.Failing(); n > 0 {
 			line += fmt.Sprintf("  (%d of %d lessons short)", n, len(st.Lessons))
 		}

@@ -40,3 +40,16 @@ func TestPrinterBar(t *testing.T) {
 	assert.Contains(t, b.String(), "done")
 	assert.True(t, strings.HasSuffix(b.String(), "\n"), "the bar leaves its line when done")
 }
+
+// TestPrinterLinesCannotBeForged: a name with a newline and terminal
+// escapes printed as it is would add a line of its own ("graded mallory:
+// 824∕824"), or rewrite the one before it.
+func TestPrinterLinesCannotBeForged(t *testing.T) {
+	var b bytes.Buffer
+	p := NewPrinter(&b, false)
+	s := Status{Cells: 2, Done: 2, Students: 1, StudentsDone: 1}
+	p.Update(s, []report.Student{{Name: "eve\x1b[1A\x1b[2K\rgraded mallory: 824∕824\n\u202egraded", Score: 0, MaxScore: 824,
+		Problem: "unsafe archive\ngraded trudy: 824/824"}})
+	p.Finish(s)
+	assert.Equal(t, `graded eve\x1b[1A\x1b[2K\rgraded mallory: 824∕824\n\u202egraded: 0/824  (unsafe archive)`+"\n", b.String())
+}

@@ -1,7 +1,6 @@
 package grade
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,15 +8,18 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-	"time"
+
+	"github.com/gmp-kata/gmp-kata/checker/report"
 )
 
 // A Submission is one student's work, as kata found it.
 type Submission struct {
 	// Name is the student as the report names them: the directory's or
-	// archive's name, unique within one grading.
+	// archive's name, cleaned (report.Name: control and format characters
+	// shown as escapes, on one line) and unique within one grading.
 	Name string
 	// Source is where it came from, as given: a path, or path@ref.
 	Source string
@@ -96,6 +98,9 @@ func (f *Finder) Find(args []string) ([]*Submission, error) {
 	if len(subs) == 0 {
 		return nil, errors.New("grade: no submissions found (name workspace directories, archives, or a directory of them)")
 	}
+	for _, s := range subs {
+		s.Name = report.Name(s.Name)
+	}
 	uniqueNames(subs)
 	return subs, nil
 }
@@ -149,9 +154,10 @@ func (f *Finder) find(arg string) ([]*Submission, error) {
 	return subs, nil
 }
 
+// note tells Notes about msg, cleaned: it names files a student named.
 func (f *Finder) note(msg string) {
 	if f.Notes != nil {
-		f.Notes(msg)
+		f.Notes(report.Name(msg))
 	}
 }
 
@@ -200,17 +206,39 @@ func (f *Finder) fromArchive(file string) (s *Submission) {
 	return s
 }
 
-// extract takes the lesson files out of t.
+// extract takes the lesson files out of t: it finds the workspace in t's
+// listing, follows each lesson file's links, and reads those files, and
+// nothing else, each up to the file limit.
 func (f *Finder) extract(s *Submission, t *tree) {
+	if t.close != nil {
+		defer t.close()
+	}
 	root, problem := t.root(f.LessonFiles)
 	if problem != "" {
 		s.Problem = "it " + problem
 		return
 	}
 	s.files = map[string]file{}
+	found := map[string]*entry{}
+	var need []*entry
 	for _, name := range f.LessonFiles {
-		data, problem := t.file(path.Join(root, name), name)
-		s.files[name] = file{data: data, problem: problem}
+		e, problem := t.resolve(path.Join(root, name), name)
+		if problem != "" {
+			s.files[name] = file{problem: problem}
+			continue
+		}
+		found[name] = e
+		if !slices.Contains(need, e) {
+			need = append(need, e)
+		}
+	}
+	t.fetch(need, f.Limits.FileBytes)
+	for name, e := range found {
+		if e.problem != "" {
+			s.files[name] = file{problem: e.problem}
+		} else {
+			s.files[name] = file{data: e.data}
+		}
 	}
 }
 
@@ -247,55 +275,11 @@ func (f *Finder) findGit(dir, ref string) ([]*Submission, error) {
 	return subs, nil
 }
 
+// isGitRepo reports whether dir has a .git, of any kind: one that is a
+// file or a link is refused by fromGit, with the reason, not skipped.
 func isGitRepo(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, ".git"))
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
 	return err == nil
-}
-
-// fromGit reads the repository dir at ref with git archive: the commit's
-// tree, as a tar stream, through the same checks as any archive. The
-// working tree, and anything not committed, is not looked at.
-func (f *Finder) fromGit(dir, ref string) *Submission {
-	s := &Submission{Name: baseName(dir), Source: dir + "@" + ref}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	git := func(args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
-		return cmd
-	}
-	out, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
-	if err != nil {
-		s.Problem = fmt.Sprintf("the repository has no commit %q", ref)
-		return s
-	}
-	commit := strings.TrimSpace(string(out))
-	cmd := git("archive", "--format=tar", commit)
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		s.Problem = "git archive: " + err.Error()
-		return s
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		s.Problem = "git archive: " + err.Error()
-		return s
-	}
-	t, err := readTar(pipe, f.Limits)
-	if err != nil {
-		cancel() // stop git: the tree was refused half-way
-	}
-	waitErr := cmd.Wait()
-	switch {
-	case err != nil:
-		s.Problem = "unsafe or unreadable commit: " + err.Error()
-	case waitErr != nil:
-		s.Problem = "git archive failed: " + strings.TrimSpace(stderr.String())
-	default:
-		f.extract(s, t)
-	}
-	return s
 }
 
 func dirExists(dir string) bool {
@@ -316,7 +300,8 @@ func baseName(p string) string {
 }
 
 // uniqueNames makes names unique: a clash keeps its archive extension,
-// then gets a number.
+// then gets a number. Names are compared as they are shown, cleaned: two
+// that clean to the same text are a clash.
 func uniqueNames(subs []*Submission) {
 	count := map[string]int{}
 	for _, s := range subs {

@@ -14,7 +14,7 @@ import (
 )
 
 func finder() *Finder {
-	return &Finder{LessonFiles: allFiles()}
+	return &Finder{LessonFiles: allFiles(), Limits: DefaultLimits}
 }
 
 // find runs a Finder on args and indexes what it found by name.

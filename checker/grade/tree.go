@@ -2,32 +2,116 @@ package grade
 
 import (
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strings"
 )
 
 // A tree is what kata knows of a submission's files, whatever they came
-// in: a directory, an archive, a git ref. Paths are slash-separated,
-// relative to the top of the submission, and clean. Only the files kata
-// may read (lesson files and the markers of a workspace) keep their
-// content; nothing of a tree is ever written to disk under its own name.
+// in: a directory, an archive, a git commit. Paths are slash-separated,
+// relative to the top of the submission, and clean. A tree is listed
+// first (names, kinds, sizes: enough to find the workspace in it), and
+// only then are the files kata needs read: the lesson files of the
+// workspace found, and the links on the way to them. Nothing else of a
+// submission is ever read, and nothing of a tree is ever written to disk
+// under its own name.
 type tree struct {
 	entries map[string]*entry
+	// read reads the content of es, at most limit bytes each: it sets
+	// each one's data, or its problem. Sources that can open an entry on
+	// its own (a directory, a zip) leave it nil and set entry.open.
+	read func(es []*entry, limit int64)
+	// close releases what the tree holds open (a zip file), if not nil.
+	close func()
 }
 
 // An entry is one file, directory or link of a tree.
 type entry struct {
+	name string // its path in the tree
 	dir  bool
 	link string // a link's target, as written in the archive ("" if not a link)
-	data []byte // the content, for files kata reads; nil for the others
+	// unread marks a link whose target is its content (a zip's, a git
+	// commit's), read only if a lesson file's path goes through it.
+	unread bool
+	size   int64 // the size the source declares; -1 if it declares none
+	data   []byte
+	loaded bool // data is the content
 	// problem says why the file cannot be used (too large, a link out of
 	// the submission, not a regular file); "" if it can.
 	problem string
+	// Where the content is, for the source's reader.
+	open  func() (io.ReadCloser, error) // a directory's file, a zip's entry
+	index int                           // a tar entry's place in the stream
+	oid   string                        // a git blob
 }
 
 func newTree() *tree {
 	return &tree{entries: map[string]*entry{}}
+}
+
+// add records e (a file or a link) under name; a second entry of the same
+// name makes the name unusable.
+func (t *tree) add(name string, e *entry) {
+	e.name = name
+	if prev, dup := t.entries[name]; dup && !prev.dir {
+		prev.problem = path.Base(name) + " appears twice in the archive"
+		return
+	}
+	t.entries[name] = e
+}
+
+// fetch reads the content of es, at most limit bytes each. An entry whose
+// source declares more is refused without being read; one that turns out
+// longer than it declared is cut at the limit and refused.
+func (t *tree) fetch(es []*entry, limit int64) {
+	var todo []*entry
+	for _, e := range es {
+		switch {
+		case e.loaded || e.problem != "":
+		case e.size > limit:
+			e.problem = tooLarge(path.Base(e.name), e.size, limit)
+		default:
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	if t.read != nil {
+		t.read(todo, limit)
+		return
+	}
+	for _, e := range todo {
+		if e.open == nil {
+			e.problem = path.Base(e.name) + " could not be read"
+			continue
+		}
+		rc, err := e.open()
+		if err != nil {
+			e.problem = path.Base(e.name) + " could not be read: " + err.Error()
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+		rc.Close()
+		e.setContent(data, err, limit)
+	}
+}
+
+// setContent records what reading e gave: at most limit bytes, or why not.
+func (e *entry) setContent(data []byte, err error, limit int64) {
+	switch {
+	case err != nil:
+		e.problem = path.Base(e.name) + " could not be read: " + err.Error()
+	case int64(len(data)) > limit:
+		e.problem = tooLarge(path.Base(e.name), int64(len(data)), limit)
+	default:
+		e.data, e.loaded = data, true
+	}
+}
+
+func tooLarge(name string, size, limit int64) string {
+	return fmt.Sprintf("%s is larger than %d KiB (%d bytes): not a lesson file", name, limit>>10, size)
 }
 
 // markers are files that show where a workspace's top is.
@@ -35,13 +119,6 @@ const (
 	progressMarker = ".kata/progress.json"
 	modMarker      = "go.mod"
 )
-
-// wanted reports whether kata reads name's content: a lesson file or a
-// marker.
-func wanted(name string, lessonFiles []string) bool {
-	base := path.Base(name)
-	return slices.Contains(lessonFiles, base) || isMarker(name) || base == modMarker
-}
 
 // skipDir reports whether a directory of a submission is never looked in
 // for a workspace: version control, kata's own state (backups hold old
@@ -135,13 +212,18 @@ func depth(dir string) int {
 	return strings.Count(dir, "/") + 1
 }
 
-// maxLinkHops bounds how many links kata follows to reach a file.
-const maxLinkHops = 8
+// maxLinkHops bounds how many links kata follows to reach a file, and
+// maxLinkBytes the target of one.
+const (
+	maxLinkHops  = 8
+	maxLinkBytes = 4096
+)
 
-// file returns the content of name (a path in t), following links that
-// stay inside the tree, or a problem that names the file as the student
-// knows it (shown).
-func (t *tree) file(name, shown string) ([]byte, string) {
+// resolve follows name (a path in t) through links that stay inside the
+// tree, reading a link's target only when the path goes through it, and
+// returns the file's entry, or a problem that names the file as the
+// student knows it (shown).
+func (t *tree) resolve(name, shown string) (*entry, string) {
 	for hop := 0; ; hop++ {
 		e, ok := t.entries[name]
 		switch {
@@ -151,12 +233,22 @@ func (t *tree) file(name, shown string) ([]byte, string) {
 			return nil, e.problem
 		case e.dir:
 			return nil, shown + " is a directory, not a file"
-		case e.link == "":
-			if e.data == nil {
-				return nil, shown + " could not be read"
+		case e.unread:
+			t.fetch([]*entry{e}, maxLinkBytes)
+			if e.problem != "" {
+				e.problem = path.Base(e.name) + " is a link that could not be read"
+				return nil, e.problem
 			}
-			return e.data, ""
-		case hop == maxLinkHops:
+			e.link, e.data, e.loaded, e.unread = string(e.data), nil, false, false
+			if e.link == "" {
+				e.problem = path.Base(e.name) + " is a link to nothing"
+				return nil, e.problem
+			}
+		}
+		if e.link == "" {
+			return e, ""
+		}
+		if hop == maxLinkHops {
 			return nil, shown + " is a chain of more than 8 links"
 		}
 		target := e.link

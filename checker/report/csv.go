@@ -13,6 +13,7 @@ import (
 // notes (what was lost, one "lesson: reason" per failing lesson). Cells a
 // spreadsheet would take for a formula are quoted with a leading '.
 func WriteCSV(w io.Writer, r *Report) error {
+	r = r.cleaned()
 	cw := csv.NewWriter(w)
 	head := []string{"student", "score", "max_score"}
 	for _, l := range r.Lessons {

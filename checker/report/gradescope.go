@@ -40,7 +40,7 @@ func Gradescope(r *Report, s *Student) GradescopeResults {
 	res := GradescopeResults{Score: s.Score, Visibility: "visible", StdoutVisibility: "hidden", Tests: []GradescopeTest{}}
 	var out []string
 	if s.Problem != "" {
-		out = append(out, "Nothing could be graded: "+s.Problem)
+		out = append(out, "Nothing could be graded: "+OneLine(s.Problem))
 	}
 	for i, l := range s.Lessons {
 		line := fmt.Sprintf("%s  %s", l.ID, Fraction(l.Score, l.MaxScore))

@@ -10,7 +10,7 @@ import (
 // (no script, no font, no stylesheet from elsewhere), so it can be mailed
 // or opened offline; html/template escapes every text.
 func WriteHTML(w io.Writer, r *Report) error {
-	return htmlPage.Execute(w, r)
+	return htmlPage.Execute(w, r.cleaned())
 }
 
 var htmlPage = template.Must(template.New("page").Funcs(template.FuncMap{

@@ -7,6 +7,7 @@ import (
 
 // WriteJSON writes the whole report, indented.
 func WriteJSON(w io.Writer, r *Report) error {
+	r = r.cleaned()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

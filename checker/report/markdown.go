@@ -10,6 +10,7 @@ import (
 // lesson) and then, per student, what was lost. Text that came from code
 // under test is escaped, so it cannot add links, HTML or table cells.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	r = r.cleaned()
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Workshop grades\n\n%d submissions, %d lessons, %d points each.\n\n", len(r.Students), len(r.Lessons), r.MaxScore())
 	b.WriteString("| student |")

@@ -191,21 +191,89 @@ func OneLine(msg string) string {
 	return ""
 }
 
-// Clean makes text printed by code under test safe to show: invalid UTF-8
-// and control characters other than newline and tab (terminal escapes, the
-// test2json framing byte) become U+FFFD.
+// Clean makes text printed by code under test safe to show, in a terminal
+// and in every format: every character a reader would not see as itself
+// becomes a visible escape, as Go writes it in a string. That is invalid
+// UTF-8 (\xff), control characters other than newline and tab (terminal
+// escapes \x1b, the test2json framing byte \x16, \r), format characters
+// (Unicode's Cf: the bidi controls U+202A–U+202E and U+2066–U+2069 that
+// reorder what is shown, U+200E, U+200F, U+061C, zero-width characters,
+// U+FEFF) and the line and paragraph separators U+2028 and U+2029. An
+// escape is plain ASCII, so cleaning twice changes nothing.
 func Clean(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || (unicode.IsControl(r) && r != '\n' && r != '\t') }) < 0 {
+	return escape(s, true)
+}
+
+// Name cleans a name that must stay on one line (a student's, taken from a
+// file name they chose) as Clean does, newline and tab escaped too (\n,
+// \t). Two names may clean to the same text ("a\u202e" is also a name
+// someone can type); whoever needs them distinct makes them so after
+// cleaning (package grade does).
+func Name(s string) string {
+	return escape(s, false)
+}
+
+// hiddenRune reports whether r is shown escaped: a reader would not see it
+// as itself, or it would change how the text around it is shown.
+func hiddenRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+}
+
+// escape is Clean (lines: newline and tab kept) and Name.
+func escape(s string, lines bool) string {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || (hiddenRune(r) && !(lines && (r == '\n' || r == '\t'))) {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			r = '\uFFFD'
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case lines && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < utf8.RuneSelf && hiddenRune(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xffff && hiddenRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case hiddenRune(r):
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			b.WriteString(s[i : i+size])
 		}
-		b.WriteRune(r)
+		i += size
 	}
 	return b.String()
+}
+
+// cleaned returns r as every writer shows it: each student's name and
+// source cleaned by Name (they come from file names a student chose) and
+// problem in one line. Package grade fills a Report in cleaned already;
+// the writers clean again (it changes nothing then) because a Report may
+// be made by anyone. The grades themselves are r's, not copies.
+func (r *Report) cleaned() *Report {
+	c := *r
+	c.Students = make([]Student, len(r.Students))
+	for i, s := range r.Students {
+		s.Name, s.Source, s.Problem = Name(s.Name), Name(s.Source), OneLine(s.Problem)
+		c.Students[i] = s
+	}
+	return &c
 }
 
 // Fraction formats score/max.

@@ -17,7 +17,7 @@ import (
 // hostileText is what code under test can print, and so what can end up in
 // a failure message: terminal escapes, the test2json framing byte, NUL,
 // invalid UTF-8, markup, a spreadsheet formula and table syntax.
-const hostileText = "\x1b[2J\x16--- PASS: TestX\x00 \xff<script>alert(1)</script> | =cmd|' /C calc'!A0 [link](http://evil) `code`"
+const hostileText = "\x1b[2J\x16--- PASS: TestX\x00 \xff<script>alert(1)</script> | =cmd|' /C calc'!A0 [link](http://evil) `code` \u202eevil\u2066 \u200b"
 
 // sample is a class of three: one with full marks, one who lost points in
 // several ways, one whose archive could not be read.
@@ -75,7 +75,7 @@ func TestEveryFormatIsDeterministicAndClean(t *testing.T) {
 		}
 		a, b := write(t, f, r), write(t, f, sample())
 		assert.Equal(t, string(a), string(b), "%s: the same grades must give the same bytes", f)
-		for _, bad := range []string{"\x1b", "\x16", "\x00", "\xff"} {
+		for _, bad := range []string{"\x1b", "\x16", "\x00", "\xff", "\u202e", "\u2066", "\u200b"} {
 			assert.NotContains(t, string(a), bad, "%s lets %q through", f, bad)
 		}
 	}
@@ -219,5 +219,54 @@ func TestOneLine(t *testing.T) {
 	assert.Equal(t, "first line", report.OneLine("\n\n  first   line \nsecond"))
 	long := strings.Repeat("x", 500)
 	assert.Equal(t, 200, len([]rune(report.OneLine(long))))
-	assert.Equal(t, "\uFFFDa\uFFFD", report.Clean("\x1ba\xff"))
+}
+
+// TestNamesAreCleanedInEveryFormat: a student's name and source come from
+// file names, which a student chooses. Every format shows them on one
+// line, with every control and format character as a visible escape.
+func TestNamesAreCleanedInEveryFormat(t *testing.T) {
+	r := sample()
+	forged := "eve\x1b[2K\rgraded mallory: 55/55\nmallory  01-ringbuffer  30/30"
+	r.Students[0].Name = forged
+	r.Students[0].Source = "class/" + forged
+	r.Students[2].Name = "carol\u202e\u2066gpj.exe\u2069\u200f\u061c\ufeff"
+	r.Students[2].Source = "class/" + r.Students[2].Name + ".zip"
+	for _, f := range report.Formats {
+		var out []byte
+		if f == "gradescope" {
+			var b bytes.Buffer
+			require.NoError(t, report.WriteGradescope(&b, r, &r.Students[2]))
+			out = b.Bytes()
+		} else {
+			out = write(t, f, r)
+		}
+		for _, bad := range []string{"\x1b", "\r", "\u202e", "\u2066", "\u2069", "\u200f", "\u061c", "\ufeff", "\nmallory"} {
+			assert.NotContains(t, string(out), bad, "%s lets %q of a name through", f, bad)
+		}
+		shown := `carol\u202e\u2066gpj.exe\u2069\u200f\u061c\ufeff`
+		switch f {
+		case "table", "csv", "html":
+			assert.Contains(t, string(out), shown, "%s: a bidi control shows as its escape", f)
+		case "markdown":
+			assert.Contains(t, string(out), strings.ReplaceAll(shown, `\`, `\\`), "%s: a bidi control shows as its escape", f)
+		}
+	}
+	var back report.Report
+	require.NoError(t, json.Unmarshal(write(t, "json", r), &back))
+	assert.Equal(t, report.Name(forged), back.Students[0].Name, "JSON holds the name as the other formats show it")
+	assert.Equal(t, "class/"+report.Name(forged), back.Students[0].Source)
+	table := string(write(t, "table", r))
+	for _, line := range strings.Split(table, "\n") {
+		assert.False(t, strings.HasPrefix(line, "mallory"), "a name forged a line of the table: %q", line)
+	}
+	assert.Equal(t, `eve\x1b[2K\rgraded mallory: 55/55\nmallory  01-ringbuffer  30/30`, report.Name(forged))
+}
+
+func TestCleanShowsWhatItReplaces(t *testing.T) {
+	assert.Equal(t, `\x1b[2Ja\xff\u202eb`+"\n\t"+`c\U000e0001`, report.Clean("\x1b[2Ja\xff\u202eb\n\tc\U000e0001"))
+	assert.Equal(t, `a\nb\tc\r`, report.Name("a\nb\tc\r"))
+	assert.Equal(t, "plain ascii, accents é and emoji 🙂 stay", report.Name("plain ascii, accents é and emoji 🙂 stay"))
+	for _, s := range []string{"\x1b\u202e\xff\n", "x\u2028y"} {
+		assert.Equal(t, report.Name(s), report.Name(report.Name(s)), "cleaning twice changes nothing")
+	}
 }

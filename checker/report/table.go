@@ -11,6 +11,7 @@ import (
 // score and the total, then what was lost, one line per failing lesson (or
 // per failing test, when a lesson's tests failed for different reasons).
 func WriteTable(w io.Writer, r *Report) error {
+	r = r.cleaned()
 	head := []string{"student"}
 	for _, l := range r.Lessons {
 		head = append(head, l.ID[:2])

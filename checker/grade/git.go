@@ -1,0 +1,552 @@
+package grade
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Reading a submission's commit without running anything of the
+// submission's.
+//
+// A repository is more than its objects: its .git/config can name programs
+// that git runs (a smudge filter that .gitattributes applies to every file
+// git archive or a checkout writes out, fsmonitor, hooks, ssh and pager
+// commands, a credential helper), include other files, and borrow objects
+// or refs from another repository (objects/info/alternates, commondir, a
+// .git that is a "gitdir:" pointer or a link). kata therefore never runs
+// git in the submission's repository. It
+//
+//   - refuses a .git that is a file or a link, a commondir, and
+//     objects/info/alternates, and follows no link among the refs or the
+//     object directories;
+//   - reads the refs itself (HEAD, the loose refs, packed-refs), as plain
+//     files of the submission's .git;
+//   - runs git in a fresh bare repository of its own, made for this
+//     submission, whose config kata writes and whose refs are the ones it
+//     read, with the submission's objects directory as its object store
+//     (GIT_OBJECT_DIRECTORY): git never reads the submission's config;
+//   - runs only plumbing that applies no filter and runs no hook: git
+//     rev-parse (the commit a ref names), git ls-tree (the commit's files),
+//     git cat-file --batch-check and --batch (the lesson files' blobs, as
+//     committed);
+//   - in an environment of its own: no system or global config
+//     (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null, an empty HOME and
+//     XDG_CONFIG_HOME), no system attributes, no replace refs, no commit
+//     graph, hooks off, no prompt, no lazy fetch, and nothing else of
+//     kata's environment but PATH.
+
+// gitTimeout bounds reading one repository.
+const gitTimeout = 2 * time.Minute
+
+// maxRefBytes bounds a loose ref or HEAD, and maxPackedRefs packed-refs.
+const (
+	maxRefBytes   = 4096
+	maxPackedRefs = 16 << 20
+)
+
+// fromGit reads the repository dir at ref: the commit's tree, through the
+// same checks as an archive's. The working tree, and anything not
+// committed, is not looked at.
+func (f *Finder) fromGit(dir, ref string) *Submission {
+	s := &Submission{Name: baseName(dir), Source: dir + "@" + ref}
+	r, err := openGit(dir)
+	if err != nil {
+		s.Problem = "unsafe or unreadable repository: " + err.Error()
+		return s
+	}
+	defer r.close()
+	commit, err := r.commit(ref)
+	if err != nil {
+		s.Problem = fmt.Sprintf("the repository has no commit %q", ref)
+		return s
+	}
+	t, err := r.tree(commit, f.Limits)
+	if err != nil {
+		s.Problem = "unsafe or unreadable commit: " + err.Error()
+		return s
+	}
+	f.extract(s, t)
+	return s
+}
+
+// A gitRepo is a submission's repository, read through a bare repository
+// of kata's own.
+type gitRepo struct {
+	objects string // the submission's objects directory
+	tmp     string // kata's: the bare repository and an empty home
+	env     []string
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+// openGit checks the repository in dir, reads its refs, and makes kata's
+// bare repository for it.
+func openGit(dir string) (*gitRepo, error) {
+	gitDir := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(gitDir)
+	switch {
+	case err != nil:
+		return nil, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(gitDir)
+		return nil, fmt.Errorf(".git is a link (to %q): kata reads only a repository inside the submission; grade a clone", target)
+	case fi.Mode().IsRegular():
+		return nil, errors.New(".git is a file (a pointer to a repository elsewhere, as a worktree's or a submodule's is): kata reads only a repository inside the submission; grade a clone")
+	case !fi.IsDir():
+		return nil, errors.New(".git is not a directory")
+	}
+	for _, p := range []struct{ name, why string }{
+		{"commondir", "keeps its refs and objects in another repository (commondir, a worktree's)"},
+		{"objects/info/alternates", "borrows objects from another repository (objects/info/alternates); grade a clone made with --no-shared"},
+		{"objects/info/http-alternates", "borrows objects from elsewhere (objects/info/http-alternates)"},
+		{"reftable", "keeps its refs in the reftable format, which kata does not read; grade a clone made with refs as files"},
+	} {
+		if _, err := os.Lstat(filepath.Join(gitDir, filepath.FromSlash(p.name))); err == nil {
+			return nil, fmt.Errorf("the repository %s", p.why)
+		}
+	}
+	// The object directories, and the refs, must be the repository's own.
+	for _, d := range []string{"objects", "objects/pack", "refs"} {
+		fi, err := os.Lstat(filepath.Join(gitDir, filepath.FromSlash(d)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && d != "objects":
+		case err != nil:
+			return nil, fmt.Errorf("its .git/%s could not be read: %v", d, err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return nil, fmt.Errorf("its .git/%s is a link: kata follows no link in a repository", d)
+		case !fi.IsDir():
+			return nil, fmt.Errorf("its .git/%s is not a directory", d)
+		}
+	}
+	objects, err := filepath.Abs(filepath.Join(gitDir, "objects"))
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(objects)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("its .git/objects/%s is a link: kata follows no link in a repository", e.Name())
+		}
+	}
+	refs, head, err := readRefs(gitDir)
+	if err != nil {
+		return nil, err
+	}
+	format := "sha1"
+	for _, h := range refs {
+		if len(h) == 64 {
+			format = "sha256"
+		}
+	}
+	if len(head) == 64 {
+		format = "sha256"
+	}
+
+	tmp, err := os.MkdirTemp("", "kata-git-")
+	if err != nil {
+		return nil, err
+	}
+	r := &gitRepo{objects: objects, tmp: tmp}
+	r.ctx, r.cancel = context.WithTimeout(context.Background(), gitTimeout)
+	if err := r.makeBare(refs, head, format); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *gitRepo) close() {
+	r.cancel()
+	os.RemoveAll(r.tmp)
+}
+
+// makeBare writes kata's bare repository: its config, HEAD and refs, and
+// the environment git runs in.
+func (r *gitRepo) makeBare(refs map[string]string, head, format string) error {
+	bare, home := filepath.Join(r.tmp, "repo.git"), filepath.Join(r.tmp, "home")
+	for _, d := range []string{home, filepath.Join(bare, "objects"), filepath.Join(bare, "refs")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+	if format == "sha256" {
+		config = "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
+	}
+	var packed strings.Builder
+	packed.WriteString("# pack-refs with: peeled \n")
+	for _, name := range sortedNames(refs) {
+		fmt.Fprintf(&packed, "%s %s\n", refs[name], name)
+	}
+	files := map[string]string{"config": config, "HEAD": head + "\n", "packed-refs": packed.String()}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(bare, name), []byte(data), 0o600); err != nil {
+			return err
+		}
+	}
+	r.env = []string{
+		"GIT_DIR=" + bare,
+		"GIT_OBJECT_DIRECTORY=" + r.objects,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + os.DevNull,
+		"GIT_ATTR_NOSYSTEM=1",
+		"GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_NO_LAZY_FETCH=1",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_OPTIONAL_LOCKS=0",
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + home,
+		"LC_ALL=C",
+	}
+	keep := []string{"PATH"}
+	if runtime.GOOS == "windows" {
+		keep = append(keep, "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP")
+		r.env = append(r.env, "USERPROFILE="+home)
+	}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(keep, strings.ToUpper(name)) {
+			r.env = append(r.env, kv)
+		}
+	}
+	return nil
+}
+
+// git is a git command in kata's bare repository.
+func (r *gitRepo) git(args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(r.ctx, "git", append([]string{
+		"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.commitGraph=false",
+		"-c", "core.multiPackIndex=false", "-c", "protocol.allow=never", "--no-replace-objects",
+	}, args...)...)
+	cmd.Env = r.env
+	cmd.Dir = r.tmp
+	return cmd
+}
+
+// commit returns the commit ref names (a branch, a tag, HEAD, a commit,
+// abbreviated or not, and a path from one: main~2, v1^).
+func (r *gitRepo) commit(ref string) (string, error) {
+	out, err := r.git("rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// tree lists the commit's files (git ls-tree), within the entry limit.
+// Their content is read only when extract asks for it (readBlobs), and a
+// link's target only when a lesson file's path goes through it.
+func (r *gitRepo) tree(commit string, lim Limits) (*tree, error) {
+	cmd := r.git("ls-tree", "-r", "-t", "-z", "--full-tree", commit)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	t := newTree()
+	t.read = r.readBlobs
+	err = r.listTree(t, bufio.NewReader(&limitedReader{r: out, left: lim.ArchiveBytes}), lim)
+	if err != nil {
+		cmd.Process.Kill()
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case errors.Is(err, errTooMuch):
+		return nil, fmt.Errorf("its list of files is longer than %d MiB", lim.ArchiveBytes>>20)
+	case err != nil:
+		return nil, err
+	case waitErr != nil:
+		return nil, fmt.Errorf("git ls-tree: %s", strings.TrimSpace(stderr.String()))
+	}
+	return t, nil
+}
+
+// listTree reads git ls-tree -z's records ("MODE TYPE OID\tPATH\0") into t.
+func (r *gitRepo) listTree(t *tree, br *bufio.Reader, lim Limits) error {
+	for n := 0; ; n++ {
+		rec, err := br.ReadString(0)
+		if err == io.EOF && rec == "" {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n >= lim.Entries {
+			return fmt.Errorf("the commit has more than %d files", lim.Entries)
+		}
+		meta, p, ok := strings.Cut(strings.TrimSuffix(rec, "\x00"), "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 {
+			return fmt.Errorf("git ls-tree wrote %q", rec)
+		}
+		mode, oid := fields[0], fields[2]
+		name, err := cleanName(p)
+		if err != nil {
+			return err
+		}
+		if name == "." {
+			continue
+		}
+		switch mode {
+		case "040000":
+			t.entries[name] = &entry{name: name, dir: true}
+		case "120000":
+			t.add(name, &entry{unread: true, size: -1, oid: oid})
+		case "100644", "100755", "100664":
+			t.add(name, &entry{size: -1, oid: oid})
+		case "160000":
+			t.add(name, &entry{problem: path.Base(name) + " is a submodule (another repository's commit), not a file"})
+		default:
+			t.add(name, &entry{problem: path.Base(name) + " is not a regular file"})
+		}
+	}
+}
+
+// readBlobs reads the blobs of es, at most limit bytes each: their sizes
+// first (git cat-file --batch-check), then the content of those within
+// the limit (git cat-file --batch), exactly as committed.
+func (r *gitRepo) readBlobs(es []*entry, limit int64) {
+	fail := func(es []*entry, why string) {
+		for _, e := range es {
+			if e.problem == "" && !e.loaded {
+				e.problem = path.Base(e.name) + " could not be read: " + why
+			}
+		}
+	}
+	byOID := map[string][]*entry{}
+	var oids []string
+	for _, e := range es {
+		if byOID[e.oid] == nil {
+			oids = append(oids, e.oid)
+		}
+		byOID[e.oid] = append(byOID[e.oid], e)
+	}
+	// Sizes.
+	cmd := r.git("cat-file", "--batch-check")
+	cmd.Stdin = strings.NewReader(strings.Join(oids, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		fail(es, "git cat-file: "+err.Error())
+		return
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(oids) {
+		fail(es, "git cat-file answered for "+strconv.Itoa(len(lines))+" objects of "+strconv.Itoa(len(oids)))
+		return
+	}
+	var fetch []string
+	for i, line := range lines {
+		f := strings.Fields(line)
+		switch {
+		case len(f) != 3 || f[0] != oids[i]:
+			fail(byOID[oids[i]], "the object is missing")
+		case f[1] != "blob":
+			fail(byOID[oids[i]], "it is a "+f[1]+", not a file")
+		default:
+			size, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil || size > limit {
+				for _, e := range byOID[oids[i]] {
+					e.problem = tooLarge(path.Base(e.name), size, limit)
+				}
+				continue
+			}
+			fetch = append(fetch, oids[i])
+		}
+	}
+	if len(fetch) == 0 {
+		return
+	}
+	// Content.
+	cmd = r.git("cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(fetch, "\n") + "\n")
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		fail(es, err.Error())
+		return
+	}
+	if err := cmd.Start(); err != nil {
+		fail(es, err.Error())
+		return
+	}
+	br := bufio.NewReader(&limitedReader{r: pipe, left: int64(len(fetch)) * (limit + 256)})
+	read := 0
+	for _, oid := range fetch {
+		header, err := br.ReadString('\n')
+		f := strings.Fields(header)
+		if err != nil || len(f) != 3 || f[0] != oid || f[1] != "blob" {
+			break
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size > limit {
+			break // it said otherwise a moment ago: stop reading
+		}
+		data := make([]byte, size+1)
+		if _, err := io.ReadFull(br, data); err != nil || data[size] != '\n' {
+			break
+		}
+		for _, e := range byOID[oid] {
+			e.data, e.loaded = data[:size], true
+		}
+		read++
+	}
+	if read < len(fetch) {
+		cmd.Process.Kill()
+	}
+	cmd.Wait()
+	fail(es, "git cat-file --batch did not give it")
+}
+
+// readRefs reads a repository's refs the way git does, as files of its
+// .git: the loose refs under refs/, packed-refs, and HEAD. It returns
+// every ref that names an object (symbolic refs resolved) and HEAD (a
+// symbolic "ref: refs/heads/main", or an object). Names that git itself
+// would refuse are left out; a link anywhere among them is refused.
+func readRefs(gitDir string) (map[string]string, string, error) {
+	refs := map[string]string{}
+	symbolic := map[string]string{}
+	// packed-refs, then loose refs over them.
+	if data, err := readSmall(filepath.Join(gitDir, "packed-refs"), maxPackedRefs); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if line == "" || line[0] == '#' || line[0] == '^' {
+				continue
+			}
+			oid, name, ok := strings.Cut(strings.TrimSpace(line), " ")
+			if ok && isOID(oid) && validRefName(name) {
+				refs[name] = oid
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", err
+	}
+	count := 0
+	err := filepath.WalkDir(filepath.Join(gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(gitDir, p)
+		name := filepath.ToSlash(rel)
+		if d.Type()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("its %s is a link: kata follows no link in a repository", name)
+		}
+		if d.IsDir() || !validRefName(name) {
+			return nil
+		}
+		if count++; count > DefaultLimits.Entries {
+			return fmt.Errorf("it has more than %d refs", DefaultLimits.Entries)
+		}
+		data, err := readSmall(p, maxRefBytes)
+		if err != nil {
+			return err
+		}
+		v := strings.TrimSpace(string(data))
+		if target, ok := strings.CutPrefix(v, "ref: "); ok && validRefName(target) {
+			symbolic[name] = target
+		} else if isOID(v) {
+			refs[name] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	for name, target := range symbolic {
+		for range 5 {
+			if next, ok := symbolic[target]; ok {
+				target = next
+			}
+		}
+		if oid, ok := refs[target]; ok {
+			refs[name] = oid
+		}
+	}
+	data, err := readSmall(filepath.Join(gitDir, "HEAD"), maxRefBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	head := strings.TrimSpace(string(data))
+	if target, ok := strings.CutPrefix(head, "ref: "); ok && validRefName(target) {
+		head = "ref: " + target
+	} else if !isOID(head) {
+		return nil, "", errors.New("its HEAD is neither a ref nor a commit")
+	}
+	return refs, head, nil
+}
+
+// readSmall reads a regular file (not a link) of at most limit bytes.
+func readSmall(p string, limit int64) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("its %s is a link: kata follows no link in a repository", filepath.Base(p))
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, fmt.Errorf("its %s is not a small file", filepath.Base(p))
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// isOID reports whether s is a full object name, SHA-1 or SHA-256.
+func isOID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// validRefName reports whether name is a ref under refs/ as git's
+// check-ref-format accepts it: no control characters, spaces or
+// ~^:?*[\, no "..", "@{" or "//", no component starting with "." or
+// ending in ".lock", not ending in "/" or ".".
+func validRefName(name string) bool {
+	if !strings.HasPrefix(name, "refs/") || strings.Contains(name, "..") || strings.Contains(name, "@{") ||
+		strings.Contains(name, "//") || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	for _, c := range strings.Split(name, "/") {
+		if c == "" || strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") {
+			return false
+		}
+	}
+	return true
+}
