@@ -34,12 +34,11 @@ func l04m(sched *schedt, id int32) *m {
 	return mp
 }
 
-// l04busy makes P id look owned by an M that is running a G: off the idle
-// list, status _Prunning. Nobody runs it: the test plays its owner.
+// l04busy makes P id owned by an M that is running a G (kitRunningP): off
+// the idle list, _Prunning, with an M whose curg is _Grunning. Nobody runs
+// it: the test plays its owner.
 func l04busy(sched *schedt, id int32) *p {
-	pp := l04take(sched, id)
-	pp.status.Store(_Prunning)
-	return pp
+	return kitRunningP(sched, id)
 }
 
 // l04sleeps records the calls of an injected Config.Usleep, and runs hook
