@@ -78,7 +78,9 @@ func runqdrain(pp *p) (drainQ gQueue) {
 // runqgrab takes the older half of pp's ring (n - n/2 of n Gs, from the
 // head) and stores them in batch, a ring of the same size, starting at
 // batchHead. It returns the number taken. If the ring is empty and
-// stealRunNextG is set, it tries runnext instead (runqgrabnext).
+// stealRunNextG is set, it tries runnext instead (runqgrabnext); if that
+// says retry (runnext changed meanwhile, maybe kicked onto the ring), it
+// reads the ring again.
 //
 // Mirrors runqgrab (proc.go:7662). Can be executed by any P.
 func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {

@@ -27,7 +27,7 @@ func init() {
 			{Name: "TestL01PutBatch", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqputbatch fills the ring in order and leaves the overflow in the queue"},
 			{Name: "TestL01GrabOlderHalf", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
-				About: "runqgrab takes n - n/2 Gs from the head (the oldest), never more"},
+				About: "runqgrab takes n - n/2 Gs from the head (the oldest), never more; runnext only if asked, and again from the ring if runnext moved"},
 			{Name: "TestL01GrabInconsistentRead", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqgrab takes nothing when tail - head counts more than a ring holds (a stale head), and reads again"},
 			{Name: "TestL01StealAndDrain", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,

@@ -215,6 +215,28 @@ func TestL01GrabOlderHalf(t *testing.T) {
 	if victim.runnext.Load() != nil {
 		t.Fatalf("runqgrab took runnext but the victim's runnext is still set")
 	}
+
+	// runqgrabnext says retry: while the thief backed off (the victim is
+	// running), the victim's G readied G 78, which kicked G 77 from
+	// runnext to the ring. The grab must read the ring again and take G 77.
+	var victimP *p
+	kicked := false
+	sched = kitSched(2, Config{Usleep: func(int64) {
+		if !kicked {
+			kicked = true
+			runqput(victimP, kitG(nil, 78), true)
+		}
+	}})
+	victimP = kitRunningP(sched, 0)
+	thief = sched.allp[1]
+	victimP.runnext.Store(kitG(sched, 77))
+	if n := runqgrab(victimP, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() == nil || thief.runq[0].Load().goid != 77 {
+		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with an empty ring and runnext G 77, while (during the thief's back-off) its owner put G 78 in runnext and so kicked G 77 to the ring: took %d Gs (first %s), want 1, G 77 from the ring. "+
+			"When runqgrabnext returns retry = true, the runnext changed under you: read the ring again"+kitHint(l01), n, kitID(thief.runq[0].Load()))
+	}
+	if next := victimP.runnext.Load(); next == nil || next.goid != 78 {
+		t.Fatalf("runqgrab took G 77 from the ring but the victim's runnext is %s, want G 78 untouched", kitID(next))
+	}
 }
 
 // TestL01GrabInconsistentRead: a thief may read the victim's head, be
