@@ -32,9 +32,9 @@ func init() {
 				About: "runqgrab takes nothing when tail - head counts more than a ring holds (a stale head), and reads again"},
 			{Name: "TestL01StealAndDrain", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqsteal returns one G and queues the rest on the thief; runqdrain empties a queue in order"},
-			{Name: "TestL01ConcurrentSteal", Points: 20, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01ConcurrentSteal", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "an owner and three thieves on real threads: every G comes out exactly once"},
-			{Name: "TestL01InScheduler", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01InScheduler", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the whole scheduler on 4 Ps runs 3000 Gs, each exactly once"},
 		},
 	}))
