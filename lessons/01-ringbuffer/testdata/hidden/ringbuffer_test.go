@@ -237,16 +237,19 @@ func TestL01GrabOlderHalf(t *testing.T) {
 	if next := victimP.runnext.Load(); next == nil || next.goid != 78 {
 		t.Fatalf("runqgrab took G 77 from the ring but the victim's runnext is %s, want G 78 untouched", kitID(next))
 	}
+
+	l01grabInconsistentRead(t)
 }
 
-// TestL01GrabInconsistentRead: a thief may read the victim's head, be
-// held up while the owner takes and puts many Gs, and read the tail long
-// after: tail - head then counts more Gs than a ring can hold. runqgrab
-// must take nothing on such a read and read again. The test shows a thief
-// that view and keeps it for 200ms (head 0, tail 300: n - n/2 = 150 > 128;
-// then head 0, tail 257: n - n/2 = 129), then moves the head to where the
-// owner really is (100: 200 Gs queued) and expects the grab of those.
-func TestL01GrabInconsistentRead(t *testing.T) {
+// l01grabInconsistentRead: a thief may read the victim's head, be held up
+// while the owner takes and puts many Gs, and read the tail long after:
+// tail - head then counts more Gs than a ring can hold. runqgrab must take
+// nothing on such a read and read again. The test shows a thief that view
+// and keeps it for 200ms (head 0, tail 300: n - n/2 = 150 > 128; then
+// head 0, tail 257: n - n/2 = 129), then moves the head to where the owner
+// really is (100: 200 Gs queued) and expects the grab of those.
+func l01grabInconsistentRead(t *testing.T) {
+	t.Helper()
 	for _, tail := range []uint32{300, 257} {
 		sched := kitSched(2, Config{})
 		victim, thief := sched.allp[0], sched.allp[1]
