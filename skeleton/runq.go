@@ -28,8 +28,11 @@ func runqputtail(pp *p, gp *g) {
 
 // runqputslow moves half of pp's full ring, plus gp, to the global queue in
 // one batch, so the next 128 puts are cheap again and other Ps can find the
-// work without stealing. It returns false, having moved nothing, if the CAS
-// of the head fails (a consumer got there first: the ring is no longer full).
+// work without stealing: the 128 oldest Gs in order, then gp (shuffled if
+// RandomizeScheduler is set, as the runtime does under -race). h and t are
+// the head and tail the caller read. It returns false, having moved nothing
+// and queued nothing, if the CAS of the head from h fails (a consumer got
+// there first: the ring is no longer full).
 //
 // Mirrors runqputslow (proc.go:7524). Executed only by the owner P.
 func runqputslow(pp *p, gp *g, h, t uint32) bool {
@@ -38,8 +41,11 @@ func runqputslow(pp *p, gp *g, h, t uint32) bool {
 	panic("not implemented: runqputslow")
 }
 
-// runqputbatch puts as many Gs of q as fit on pp's ring. What does not fit
-// is left in q for the caller to put on the global queue.
+// runqputbatch puts as many Gs of q as fit on pp's ring, behind what is
+// queued, and publishes them with one store of the tail. They keep q's
+// order, unless RandomizeScheduler is set: then they are shuffled, as the
+// runtime does under -race. What does not fit is left in q, in order, for
+// the caller to put on the global queue.
 //
 // Mirrors runqputbatch (proc.go:7565). Executed only by the owner P.
 func runqputbatch(pp *p, q *gQueue) {
@@ -72,7 +78,9 @@ func runqdrain(pp *p) (drainQ gQueue) {
 // runqgrab takes the older half of pp's ring (n - n/2 of n Gs, from the
 // head) and stores them in batch, a ring of the same size, starting at
 // batchHead. It returns the number taken. If the ring is empty and
-// stealRunNextG is set, it tries runnext instead (runqgrabnext).
+// stealRunNextG is set, it tries runnext instead (runqgrabnext); if that
+// says retry (runnext changed meanwhile, maybe kicked onto the ring), it
+// reads the ring again.
 //
 // Mirrors runqgrab (proc.go:7662). Can be executed by any P.
 func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
@@ -82,7 +90,14 @@ func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNe
 }
 
 // runqsteal steals half of the Gs from p2's run queue into pp's and returns
-// one of them to run, or nil if there was nothing to steal.
+// the last one it took (the newest of the batch) to run, or nil if there
+// was nothing to steal. The others are queued on pp's ring, oldest first.
+//
+// Why the last: runqgrab copies the batch straight into pp's own ring,
+// into the n slots past pp's tail t, which nobody else may read until the
+// tail moves. Keeping the G in the last of them, slot t+n-1, leaves the
+// others in t..t+n-2 already in place: one store of the tail (t+n-1)
+// publishes them all, and nothing has to move.
 //
 // Mirrors runqsteal (proc.go:7730). Executed by pp's owner; p2 is any other P.
 func runqsteal(pp, p2 *p, stealRunNextG bool) *g {

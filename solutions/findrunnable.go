@@ -248,8 +248,9 @@ type randomEnum struct {
 	inc   uint32
 }
 
-// reset prepares the order for count Ps: the coprimes of count in 1..count.
-// Called by procresize, under stop-the-world.
+// reset prepares the order for count Ps: the coprimes of count in 1..count,
+// each once, in any order (start picks among them with a random number),
+// computed afresh. Called by procresize, under stop-the-world.
 func (ord *randomOrder) reset(count uint32) {
 	ord.count = count
 	ord.coprimes = nil

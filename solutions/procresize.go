@@ -8,7 +8,9 @@ package sched
 // pushes its run queue and runnext onto the head of the global queue, so
 // those Gs run first, in the order they would have run. Then every
 // surviving P is made idle, or, if it has work, handed an M (the one that
-// ran it last, if that M is idle). gomaxprocs is stored last.
+// ran it last, if that M is idle). gomaxprocs is stored last, as the
+// runtime does (with the world stopped and sched.lock held, no reader can
+// see it before then).
 
 // procresize changes the number of Ps to nprocs and returns the list of Ps
 // with local work, each with an M to run it in p.m (or none, and then the

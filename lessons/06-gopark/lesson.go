@@ -26,7 +26,7 @@ func init() {
 			{Name: "TestL06ReadyRunnext", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "goready puts the G in runnext (the old runnext kicked to the ring) and wakes an idle P; ready(next=false) uses the tail"},
 			{Name: "TestL06ReadyNotWaitingPanics", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
-				About: "ready of a G that is not waiting (or readied twice) panics, naming the G and its status, and queues nothing"},
+				About: "ready of a G that is not waiting (or readied twice) panics, naming the G and its status, and queues nothing; so does gopark by a G that is not running"},
 			{Name: "TestL06ParkReadyInRuntime", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "G.Park and G.Ready in a Runtime: runnext right after Ready; an idle P woken to run the readied G"},
 			{Name: "TestL06DeadlockReported", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,

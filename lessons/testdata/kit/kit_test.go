@@ -61,6 +61,25 @@ func kitTakeP(sched *schedt, id int32) *p {
 	panic(fmt.Sprintf("kitTakeP: P %d is not on the idle list", id))
 }
 
+// kitRunningP takes P id off the idle list and makes it running as it is
+// in a real scheduler: owned by an M (acquirep: status _Prunning, pp.m set)
+// whose current G is _Grunning. Nothing runs them: the test plays the
+// owner. The M (ID 200+id) and its G (ID 1000000+id) are hand-made and not
+// counted among the scheduler's Ms and Gs. Code under test may look at a
+// running P's M and G (Go 1.26's runqgrab does, before it backs off), so a
+// P marked _Prunning without them would be a state no scheduler is in.
+func kitRunningP(sched *schedt, id int32) *p {
+	pp := kitTakeP(sched, id)
+	mp := &m{sched: sched, id: 200 + int64(id)}
+	mp.park.init()
+	acquirep(mp, pp)
+	gp := kitG(sched, 1000000+int64(id))
+	gp.atomicstatus.Store(_Grunning)
+	gp.m = mp
+	mp.curg.Store(gp)
+	return pp
+}
+
 // kitID is a G's ID for messages, or "nil".
 func kitID(gp *g) string {
 	if gp == nil {

@@ -4,6 +4,7 @@ package sched
 // who cannot see this file.
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -92,6 +93,32 @@ func TestL01FullRingGoesGlobal(t *testing.T) {
 		if got := runqgethead(pp); got != w {
 			t.Fatalf("ring position %d after the move holds %s, want %s", i, kitID(got), kitID(w))
 		}
+	}
+
+	// runqputslow's CAS loses: between the owner's read of the full ring
+	// and its CAS, a thief took the 128 oldest Gs. The owner must move
+	// nothing (they are the thief's now) and return false; runqputtail then
+	// finds room and puts the G on the ring.
+	sched = kitSched(2, Config{})
+	pp, thief := sched.allp[0], sched.allp[1]
+	gs = kitGs(sched, 1, 257)
+	for _, gp := range gs[:256] {
+		runqputtail(pp, gp)
+	}
+	h, tl := pp.runqhead.Load(), pp.runqtail.Load()
+	if n := runqgrab(pp, &thief.runq, 0, false); n != 128 {
+		t.Fatalf("setup: a thief's runqgrab of a full ring took %d Gs, want 128", n)
+	}
+	if runqputslow(pp, gs[256], h, tl) {
+		t.Fatal("runqputslow(pp, G 257, h, t) with h and t read from a full ring, after a thief took G 1..G 128 (so the CAS of the head from h must fail), returned true, want false: " +
+			"move the Gs to the global queue only if the CAS of the head from h succeeds; if it fails, they are someone else's" + kitHint(l01))
+	}
+	if !sched.runq.empty() {
+		t.Fatalf("runqputslow whose CAS of the head failed (a thief had taken G 1..G 128) put %d Gs on the global queue, first %s, want none: those Gs are the thief's now, and would run twice"+kitHint(l01),
+			sched.runq.size, kitID(sched.runq.head))
+	}
+	if got, want := pp.runqhead.Load(), h+128; got != want {
+		t.Fatalf("runqputslow whose CAS failed moved the head from %d to %d: when the CAS fails, change nothing", want, got)
 	}
 }
 
@@ -187,6 +214,102 @@ func TestL01GrabOlderHalf(t *testing.T) {
 	}
 	if victim.runnext.Load() != nil {
 		t.Fatalf("runqgrab took runnext but the victim's runnext is still set")
+	}
+
+	// runqgrabnext says retry: while the thief backed off (the victim is
+	// running), the victim's G readied G 78, which kicked G 77 from
+	// runnext to the ring. The grab must read the ring again and take G 77.
+	var victimP *p
+	kicked := false
+	sched = kitSched(2, Config{Usleep: func(int64) {
+		if !kicked {
+			kicked = true
+			runqput(victimP, kitG(nil, 78), true)
+		}
+	}})
+	victimP = kitRunningP(sched, 0)
+	thief = sched.allp[1]
+	victimP.runnext.Store(kitG(sched, 77))
+	if n := runqgrab(victimP, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() == nil || thief.runq[0].Load().goid != 77 {
+		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with an empty ring and runnext G 77, while (during the thief's back-off) its owner put G 78 in runnext and so kicked G 77 to the ring: took %d Gs (first %s), want 1, G 77 from the ring. "+
+			"When runqgrabnext returns retry = true, the runnext changed under you: read the ring again"+kitHint(l01), n, kitID(thief.runq[0].Load()))
+	}
+	if next := victimP.runnext.Load(); next == nil || next.goid != 78 {
+		t.Fatalf("runqgrab took G 77 from the ring but the victim's runnext is %s, want G 78 untouched", kitID(next))
+	}
+
+	l01grabInconsistentRead(t)
+}
+
+// l01grabInconsistentRead: a thief may read the victim's head, be held up
+// while the owner takes and puts many Gs, and read the tail long after:
+// tail - head then counts more Gs than a ring can hold. runqgrab must take
+// nothing on such a read and read again. The test shows a thief that view
+// and keeps it for 200ms (head 0, tail 300: n - n/2 = 150 > 128; then
+// head 0, tail 257: n - n/2 = 129), then moves the head to where the owner
+// really is (100: 200 Gs queued) and expects the grab of those.
+func l01grabInconsistentRead(t *testing.T) {
+	t.Helper()
+	for _, tail := range []uint32{300, 257} {
+		sched := kitSched(2, Config{})
+		victim, thief := sched.allp[0], sched.allp[1]
+		// The ring as the owner left it: positions head..tail-1 are queued
+		// (G p+1 at position p); the slots before head hold Gs already taken.
+		const head = 100
+		for pos := uint32(0); pos < tail; pos++ {
+			victim.runq[pos%256].Store(kitG(sched, int64(pos+1)))
+		}
+		victim.runqtail.Store(tail)
+		victim.runqhead.Store(0) // the head as a slow thief read it
+		type result struct {
+			n     uint32
+			panic any
+		}
+		done := make(chan result, 1)
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					done <- result{panic: r}
+				}
+			}()
+			done <- result{n: runqgrab(victim, &thief.runq, 0, false)}
+		}()
+		view := fmt.Sprintf("runqhead = 0 and runqtail = %d (tail - head = %d, so n - n/2 = %d: more than half a ring, which no ring ever holds)", tail, tail, tail-tail/2)
+		var r result
+		returned := false
+		select {
+		case r = <-done:
+			returned = true
+		case <-time.After(200 * time.Millisecond):
+		}
+		if returned && (r.panic != nil || r.n != 0 || victim.runqhead.Load() != 0) {
+			if r.panic != nil {
+				t.Fatalf("runqgrab on a victim with %s panicked: %v. That is what a thief sees when it reads the head, is held up, and reads the tail after the owner moved on: read head and tail again"+kitHint(l01), view, r.panic)
+			}
+			t.Fatalf("runqgrab on a victim with %s took %d Gs and moved its head to %d. A thief sees that when it reads the head, is held up, and reads the tail after the owner has moved both on: "+
+				"the count is not real. If n - n/2 > len(runq)/2 (128), take nothing and read both again"+kitHint(l01), view, r.n, victim.runqhead.Load())
+		}
+		if returned {
+			continue // it took nothing: harmless (the runtime reads again)
+		}
+		victim.runqhead.Store(head) // where the owner really is: 200 - 100 Gs queued
+		select {
+		case r = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("runqgrab did not return within 5s after the victim's head moved to %d (%d Gs queued, a consistent view): read the head and the tail again each time round"+kitHint(l01), head, tail-head)
+		}
+		want := (tail - head) - (tail-head)/2
+		if r.panic != nil || r.n != want {
+			t.Fatalf("runqgrab, first shown %s and then runqhead = %d, returned (%d, panic %v), want %d: n - n/2 of the %d Gs really queued", view, head, r.n, r.panic, want, tail-head)
+		}
+		for i := uint32(0); i < want; i++ {
+			if got := thief.runq[i].Load(); got == nil || got.goid != int64(head+i+1) {
+				t.Fatalf("runqgrab, after its inconsistent view was put right (head %d, tail %d), put %s in batch[%d], want G %d: take the Gs from the head you read last", head, tail, kitID(got), i, head+i+1)
+			}
+		}
+		if got := victim.runqhead.Load(); got != head+want {
+			t.Fatalf("after runqgrab took %d Gs from head %d, the victim's head is %d, want %d", want, head, got, head+want)
+		}
 	}
 }
 

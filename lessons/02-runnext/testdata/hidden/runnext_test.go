@@ -303,6 +303,77 @@ func TestL02EmptyWhileKicked(t *testing.T) {
 			t.Fatalf("iteration %d: runqempty after taking both Gs = false (%s)", i, l02state(pp))
 		}
 	}
+
+	// The same race without the pause between rounds, for up to 2s: one
+	// thread asks runqempty over and over while the owner, on another,
+	// moves its G from runnext to the ring and runs the new runnext, round
+	// after round, with the fewest steps between its store of the tail and
+	// its emptying of runnext (the runqput and runqget of the runtime's test,
+	// written out on the fields). The P always holds a G. A runqempty that
+	// reads head and tail, then runnext, and trusts them answers "empty"
+	// when both moves fall between its two reads: in 60 runs of 2s on a
+	// loaded 2-CPU machine, under -race or not, that happened every time.
+	l02emptyNeverLies(t, 2*time.Second)
+}
+
+// l02emptyNeverLies runs the owner's rounds on the test's goroutine and
+// runqempty on another until d has passed or runqempty said "empty".
+func l02emptyNeverLies(t *testing.T, d time.Duration) {
+	t.Helper()
+	sched := kitSched(1, Config{})
+	pp := sched.allp[0]
+	cur, other := kitG(sched, 1), kitG(sched, 2)
+	pp.runnext.Store(cur)
+	var stop atomic.Bool
+	var lie atomic.Pointer[string]
+	var ready atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ready.Add(1)
+		for k := 0; ready.Load() != 2; k++ {
+			if k > 1000 {
+				runtime.Gosched()
+			}
+		}
+		for !stop.Load() {
+			if runqempty(pp) {
+				msg := l02state(pp)
+				lie.Store(&msg)
+				stop.Store(true)
+			}
+		}
+	}()
+	ready.Add(1)
+	for k := 0; ready.Load() != 2; k++ {
+		if k > 1000 {
+			runtime.Gosched()
+		}
+	}
+	deadline := time.Now().Add(d)
+	for rounds := 1; !stop.Load(); rounds++ {
+		// cur in runnext, the ring empty at position k.
+		k := pp.runqtail.Load()
+		pp.runnext.CompareAndSwap(cur, other) // a G readies other: cur is kicked...
+		pp.runq[k%uint32(len(pp.runq))].Store(cur)
+		pp.runqtail.Store(k + 1)              // ...to the ring's tail
+		pp.runnext.CompareAndSwap(other, nil) // the P runs other (runqget)
+		pp.runnext.CompareAndSwap(nil, other) // other readies itself again
+		pp.runqhead.CompareAndSwap(k, k+1)    // the P runs cur: other is alone, in runnext
+		cur, other = other, cur
+		if rounds%256 == 0 && time.Now().After(deadline) {
+			stop.Store(true)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("runqempty did not return within 10s while the owner moved Gs between runnext and the ring: does it loop for as long as the tail keeps moving? Start over only when the tail moved during this call" + kitHint(l02))
+	}
+	if msg := lie.Load(); msg != nil {
+		t.Fatalf("runqempty returned true while the P always held a G: the owner, on another thread, kept kicking its runnext G to the ring's tail (runqput(next=true)) and then running the new runnext (runqget). "+
+			"Reading head and tail, then runnext, sees the ring before the kick and runnext after the run: neither G. Read head, tail and runnext, then read the tail again, and start over if it moved (just after: %s)"+kitHint(l02), *msg)
+	}
 }
 
 // l02victim builds a P whose runnext holds next, in the given status; a

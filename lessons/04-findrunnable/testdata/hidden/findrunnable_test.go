@@ -34,12 +34,11 @@ func l04m(sched *schedt, id int32) *m {
 	return mp
 }
 
-// l04busy makes P id look owned by an M that is running a G: off the idle
-// list, status _Prunning. Nobody runs it: the test plays its owner.
+// l04busy makes P id owned by an M that is running a G (kitRunningP): off
+// the idle list, _Prunning, with an M whose curg is _Grunning. Nobody runs
+// it: the test plays its owner.
 func l04busy(sched *schedt, id int32) *p {
-	pp := l04take(sched, id)
-	pp.status.Store(_Prunning)
-	return pp
+	return kitRunningP(sched, id)
 }
 
 // l04sleeps records the calls of an injected Config.Usleep, and runs hook
@@ -532,6 +531,54 @@ func TestL04RecheckAfterSpinning(t *testing.T) {
 		t.Fatalf("%s: findRunnable returned G 42 with mp.p = %v, mp.spinning = %v, nmspinning = %d; want a P, true, 1: after checkRunqsNoP finds work, acquirep the P it returns and becomeSpinning",
 			setup, mp.p != nil, mp.spinning, sched.nmspinning.Load())
 	}
+
+	// The same moment, but the G lands on the global queue: an M without a
+	// P (Runtime.Go from outside, an M leaving a syscall) put it there, and
+	// its wakep saw this M spinning and did nothing.
+	sched, _ = l04sched(2, 0)
+	mp = l04m(sched, 0)
+	l04busy(sched, 1)
+	g43 := kitG(sched, 43)
+	injected.Store(false)
+	var late atomic.Bool
+	sched.trace = func(ev Event) {
+		if ev.Kind != EvSpinStop || !injected.CompareAndSwap(false, true) {
+			return
+		}
+		// sched.lock is free here unless the M called stopSpinning while
+		// holding it; then the G can only land after the M lets go (and
+		// a real submitter would then see no spinner and wake an M itself),
+		// so what the M does next is not graded.
+		for k := 0; k < 1000; k++ {
+			if sched.lock.TryLock() {
+				sched.runq.pushBack(g43)
+				sched.lock.Unlock()
+				return
+			}
+			time.Sleep(time.Microsecond)
+		}
+		late.Store(true)
+		go l04globput(sched, g43)
+	}
+	setup = "P0 (this M) and P1 busy, every queue empty; the moment this M stops spinning (stopSpinning), G 43 lands on the global queue (put there by an M without a P, whose wakep saw this M spinning)"
+	gp, _, parked = l04find(t, mp)
+	if !injected.Load() {
+		t.Fatalf("%s: the M never stopped spinning (no EvSpinStop from stopSpinning); findRunnable returned %s (parked=%v)"+kitHint(l04), setup, kitID(gp), parked)
+	}
+	if late.Load() {
+		return // the M held sched.lock across stopSpinning: see above
+	}
+	if parked {
+		t.Fatalf("%s: findRunnable parked the M and G 43 was left on the global queue with nobody to run it: after stopSpinning, look at the global queue again under sched.lock; if it has work, take an idle P (pidlegetSpinning), "+
+			"a batch (globrunqgetbatch, runqputbatch onto that P), acquirep the P, becomeSpinning and return the first G"+kitHint(l04), setup)
+	}
+	if gp == nil || gp.goid != 43 {
+		t.Fatalf("%s: findRunnable returned %s, want G 43", setup, kitID(gp))
+	}
+	if mp.p == nil || !mp.spinning || sched.nmspinning.Load() != 1 {
+		t.Fatalf("%s: findRunnable returned G 43 with mp.p = %v, mp.spinning = %v, nmspinning = %d; want a P, true, 1: take an idle P for it (pidlegetSpinning), acquirep it and becomeSpinning, so that resetspinning wakes a successor",
+			setup, mp.p != nil, mp.spinning, sched.nmspinning.Load())
+	}
 }
 
 // TestL04RecheckGlobalUnderLock: a G put on the global queue while the M was
@@ -561,6 +608,60 @@ func TestL04RecheckGlobalUnderLock(t *testing.T) {
 	}
 	if gp == nil || gp.goid != 50 {
 		t.Fatalf("%s: findRunnable returned %s, want G 50", setup, kitID(gp))
+	}
+}
+
+// TestL04SleepAndStopTheWorld: timers and stop-the-world go through
+// findRunnable. Only findRunnable runs due timers (checkTimers) and, with
+// nothing else to do, waits for the next one (blockUntilTimer); only an M
+// in findRunnable that sees gcwaiting stops its P (gcstopm). On 2 Ps, Gs
+// sleep again and again while a G changes GOMAXPROCS (a stop-the-world
+// each time): every sleep must end and every G finish.
+func TestL04SleepAndStopTheWorld(t *testing.T) {
+	const sleepers, naps, resizes = 6, 8, 6
+	var woke, resized atomic.Int32
+	var inResize atomic.Bool
+	rt := New(Config{Procs: 2})
+	rt.Go(func(gp *G) {
+		var wg WaitGroup
+		wg.Add(sleepers)
+		for i := 0; i < sleepers; i++ {
+			gp.Go(func(gp *G) {
+				for k := 0; k < naps; k++ {
+					gp.Sleep(time.Duration(100+50*((i+k)%5)) * time.Microsecond)
+					woke.Add(1)
+				}
+				wg.Done(gp)
+			})
+		}
+		for k := 0; k < resizes; k++ {
+			inResize.Store(true)
+			gp.GOMAXPROCS(1 + k%3)
+			inResize.Store(false)
+			resized.Add(1)
+			gp.Sleep(300 * time.Microsecond)
+		}
+		wg.Wait(gp)
+	})
+	done := make(chan error, 1)
+	go func() { done <- rt.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		// Left running: a Runtime stuck like this would not close either.
+		what := "A sleeping G is woken by its timer, which only findRunnable runs (checkTimers), and an M with nothing else to do must wait for the next timer (blockUntilTimer) before it parks"
+		if inResize.Load() {
+			what = "A GOMAXPROCS call had not returned: it stops the world, and a running P stops only when its M, in findRunnable, sees sched.gcwaiting and calls gcstopm (then starts over once the world restarts)"
+		}
+		t.Fatalf("%d Gs sleeping %d times each on 2 Ps while another G changed GOMAXPROCS %d times: after 20s, %d of the %d sleeps had ended and %d of the %d GOMAXPROCS calls had returned. %s"+kitHint(l04),
+			sleepers, naps, resizes, woke.Load(), sleepers*naps, resized.Load(), resizes, what)
+	}
+	rt.Close()
+	if err != nil {
+		t.Fatalf("%d Gs sleeping %d times each on 2 Ps while another G changed GOMAXPROCS: the scheduler stopped with: %v (after %d of %d sleeps and %d of %d resizes). "+
+			"An M with nothing to do but a timer to wait for must wait for it (blockUntilTimer), not park for good"+kitHint(l04),
+			sleepers, naps, err, woke.Load(), sleepers*naps, resized.Load(), resizes)
 	}
 }
 

@@ -17,21 +17,17 @@ import (
 
 const l05 = "05-spinning"
 
-// l05take takes P id off the idle list and marks it running: it now looks
-// busy.
+// l05take takes P id off the idle list and makes it busy: running, owned
+// by a hand-made M that runs a G (kitRunningP).
 func l05take(sched *schedt, id int32) *p {
-	pp := kitTakeP(sched, id)
-	pp.status.Store(_Prunning)
-	return pp
+	return kitRunningP(sched, id)
 }
 
 // l05m returns a hand-made M holding P id.
 func l05m(sched *schedt, id int32) *m {
 	mp := &m{sched: sched, id: 100 + int64(id)}
 	mp.park.init()
-	pp := l05take(sched, id)
-	pp.status.Store(_Pidle)
-	acquirep(mp, pp)
+	acquirep(mp, kitTakeP(sched, id))
 	return mp
 }
 

@@ -371,6 +371,33 @@ func TestL06ReadyNotWaitingPanics(t *testing.T) {
 	if pp.runnext.Load() != gp || len(l06ring(pp)) != 0 {
 		t.Fatalf("after G 9 was readied twice, runnext is %s and the ring %v; want G 9 in runnext once", kitID(pp.runnext.Load()), l06ring(pp))
 	}
+
+	// gopark by a G that is not running: the same kind of bug, caught at
+	// once, before the M or the G records anything. A G in a system call is
+	// still wired to its M; the others have none.
+	for _, st := range []uint32{_Gsyscall, _Grunnable, _Gwaiting} {
+		sched, mp, _ := l06readyState(1)
+		gp := kitG(sched, 42)
+		gp.atomicstatus.Store(st)
+		if st == _Gsyscall {
+			gp.m = mp
+			mp.curg.Store(gp)
+		}
+		called := false
+		panicked := func() (p bool) {
+			defer func() { p = recover() != nil }()
+			gopark(gp, func(*g, unsafe.Pointer) bool { called = true; return true }, unsafe.Pointer(mp), waitReasonPark)
+			return false
+		}()
+		l06settle(sched)
+		if !panicked {
+			t.Fatalf("gopark by G 42, which is %s (not running), returned normally; it must panic: only the running G can park itself%s", gStatusString(st), kitHint(l06))
+		}
+		if called || mp.waitunlockf != nil || mp.waitlock != nil || mp.mcallfn != nil || gp.waitreason != waitReasonZero || readgstatus(gp) != st {
+			t.Fatalf("gopark by G 42, which is %s (not running), panicked only after it had changed things (unlockf called %v, mp.waitunlockf set %v, mp.waitlock set %v, mcall made %v, wait reason %q, status %s): check the status first%s",
+				gStatusString(st), called, mp.waitunlockf != nil, mp.waitlock != nil, mp.mcallfn != nil, gp.waitreason, gStatusString(readgstatus(gp)), kitHint(l06))
+		}
+	}
 }
 
 // TestL06ParkReadyInRuntime: G.Park and G.Ready in a real Runtime. With

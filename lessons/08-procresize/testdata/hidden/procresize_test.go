@@ -467,8 +467,11 @@ func TestL08GrowAndStealOrder(t *testing.T) {
 		if got := sched.gomaxprocs.Load(); got != n {
 			t.Fatalf("%s, gomaxprocs = %d, want %d: store the new count%s", what, got, n, kitHint(l08))
 		}
-		if sched.stealOrder.count != uint32(n) || !slices.Equal(sched.stealOrder.coprimes, l08coprimes(uint32(n))) {
-			t.Fatalf("%s, stealOrder has count %d and coprimes %v; want %d and %v: reset it for the new number of Ps (stealOrder.reset)%s",
+		// The coprimes in any order: lesson 04's contract asks for the set
+		// (start picks among them with a random number), not an order.
+		coprimes := slices.Sorted(slices.Values(sched.stealOrder.coprimes))
+		if sched.stealOrder.count != uint32(n) || !slices.Equal(coprimes, l08coprimes(uint32(n))) {
+			t.Fatalf("%s, stealOrder has count %d and coprimes %v; want %d and %v (in any order): reset it for the new number of Ps (stealOrder.reset)%s",
 				what, sched.stealOrder.count, sched.stealOrder.coprimes, n, l08coprimes(uint32(n)), kitHint(l08))
 		}
 		for i, pp := range sched.allp {
