@@ -700,6 +700,30 @@ func TestL04StealPasses(t *testing.T) {
 		t.Fatalf("%s: the M made %d passes (draws of pp.rand.uint32(), one per sched.stealOrder.start) before giving up; want exactly stealTries = 4, each in a fresh random order"+kitHint(l04), setup, drawsAtPark)
 	}
 
+	// A victim that is not running: P1 is in a system call (_Psyscall, no
+	// M). It is not idle, so its Gs are stolen like any other's, its
+	// runnext on the last pass.
+	for _, ring := range []int{4, 0} {
+		sched := l04sSched(2, Config{Usleep: func(int64) {}})
+		mp := l04sM(sched, 0)
+		victim := kitTakeP(sched, 1)
+		victim.status.Store(_Psyscall)
+		for _, gp := range kitGs(sched, 1, ring) {
+			runqputtail(victim, gp)
+		}
+		victim.runnext.Store(kitG(sched, 7))
+		want, what := int64(2), "G 1..G 4 on its ring and G 7 in runnext"
+		if ring == 0 {
+			want, what = 7, "only G 7, in runnext"
+		}
+		setup := fmt.Sprintf("P0's queues and the global queue are empty; P1 is in a system call (_Psyscall, no M, not idle) with %s", what)
+		r := l04sFind(t, mp, l04sOpts{setup: setup})
+		if r.parked || r.gp == nil || r.gp.goid != want {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v), want G %d stolen: a P in a system call is not in idlepMask and its Gs wait for someone to run them; steal from every P but yourself and the idle ones, whatever its status"+kitHint(l04),
+				setup, kitID(r.gp), r.parked, want)
+		}
+	}
+
 	// The trace of a steal: EvSteal, with the number of Gs taken. P0's
 	// ring starts empty at position 37 (it has been used before).
 	for _, c := range []struct {
