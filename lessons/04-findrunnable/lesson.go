@@ -46,7 +46,7 @@ func init() {
 			{Name: "TestL04ProducerStolen", Points: 5, Timeout: 60 * time.Second, Kind: lessons.Stress,
 				About: "a producer that never yields spawns 1800 Gs: each runs exactly once, on the other Ps"},
 			{Name: "TestL04GlobalBeforeSteal", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
-				About: "with Gs both on the global queue and on another P's ring, the global queue comes first"},
+				About: "with Gs both on the global queue and on another P's ring, the global queue comes first (every 61st tick even before the local queue), and only under sched.lock"},
 			{Name: "TestL04ParkAndWake", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "the M stops for stop-the-world (gcwaiting seen at the top or under the lock before releasing the P) and goes on when the world restarts; an M woken with a P looks again"},
 			{Name: "TestL04GiveUpGlobal", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,

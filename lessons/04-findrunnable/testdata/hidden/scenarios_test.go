@@ -164,10 +164,10 @@ type l04sRun struct {
 	parked  bool // the run ended with the M parked (and woken as Close would)
 }
 
-// l04sFind calls findRunnable(mp) on its own goroutine and watches it
-// without holding sched.lock for more than an instant (so that, with
-// Config.Debug, a function that requires the lock finds it free unless the
-// M holds it). A panic in findRunnable, a return with sched.lock held, or a
+// l04sFind calls findRunnable(mp) on its own goroutine and watches it,
+// taking sched.lock only for an instant and only while the M makes no
+// progress (so that, with Config.Debug, a function that requires the lock
+// finds it free unless the M holds it). A panic in findRunnable, a return with sched.lock held, or a
 // run that neither returns nor parks within 5 s fails the test.
 func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 	t.Helper()
@@ -177,18 +177,25 @@ func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 		panicked any
 		mgoid    atomic.Uint64
 	)
-	if o.onPoint != nil {
-		inPoint := false // only ever touched on the M's goroutine
-		old := setInterleaveHook(func() {
-			if id := mgoid.Load(); id == 0 || kitGoid() != id || inPoint {
-				return
-			}
-			inPoint = true
-			defer func() { inPoint = false }()
-			o.onPoint()
-		})
-		defer setInterleaveHook(old)
-	}
+	// The hook counts the M's scheduling points: sched.lock is looked at
+	// (to see whether the M parked) only when the M has made none since
+	// the last look, so that the test does not hold the lock at the moment
+	// a running M asserts that it is free.
+	var points atomic.Int64
+	inPoint := false // only ever touched on the M's goroutine
+	old := setInterleaveHook(func() {
+		if id := mgoid.Load(); id == 0 || kitGoid() != id {
+			return
+		}
+		points.Add(1)
+		if o.onPoint == nil || inPoint {
+			return
+		}
+		inPoint = true
+		defer func() { inPoint = false }()
+		o.onPoint()
+	})
+	defer setInterleaveHook(old)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -208,6 +215,7 @@ func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 		return res
 	}
 	deadline := time.Now().Add(3 * time.Second)
+	seen := int64(-1)
 	for {
 		select {
 		case <-done:
@@ -218,7 +226,9 @@ func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 			o.watch()
 		}
 		idle := false
-		if sched.lock.TryLock() {
+		if n := points.Load(); n != seen {
+			seen = n // the M is busy: leave the lock alone
+		} else if sched.lock.TryLock() {
 			idle = sched.nmidle > 0
 			sched.lock.Unlock()
 		}
@@ -271,16 +281,17 @@ func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 }
 
 // TestL04GlobalBeforeSteal: with work both on the global queue and on
-// another P, the global queue comes first.
+// another P, the global queue comes first; every 61st tick, even before the
+// local queue. With Config.Debug: the global queue only under sched.lock.
 func TestL04GlobalBeforeSteal(t *testing.T) {
-	sched := l04sSched(2, Config{})
+	sched := l04sSched(2, Config{Debug: true})
 	mp := l04sM(sched, 0)
 	victim := l04sBusy(sched, 1)
 	for _, gp := range kitGs(sched, 1, 4) {
 		runqputtail(victim, gp)
 	}
 	l04sGlobput(sched, kitG(sched, 100), kitG(sched, 101))
-	setup := "P0's queues are empty; the global queue holds G 100, G 101; busy P1 has G 1..G 4 on its ring"
+	setup := "Config.Debug; P0's queues are empty; the global queue holds G 100, G 101; busy P1 has G 1..G 4 on its ring"
 	r := l04sFind(t, mp, l04sOpts{setup: setup})
 	if r.parked {
 		t.Fatalf("%s: findRunnable parked the M; want G 100 from the global queue"+kitHint(l04), setup)
@@ -293,6 +304,20 @@ func TestL04GlobalBeforeSteal(t *testing.T) {
 	}
 	if got := l04ring(mp.p); !l04same(got, []int64{101}) {
 		t.Fatalf("%s: after taking the batch G 100, G 101 (min(128, 2, 2/2+1) = 2), P0's ring holds %v, want [101]", setup, got)
+	}
+
+	// The fairness check, with Config.Debug.
+	sched = l04sSched(2, Config{Debug: true})
+	mp = l04sM(sched, 0)
+	mp.p.schedtick.Store(61)
+	runqputtail(mp.p, kitG(sched, 1))
+	victim = l04sBusy(sched, 1)
+	runqputtail(victim, kitG(sched, 50))
+	l04sGlobput(sched, kitG(sched, 100), kitG(sched, 101))
+	setup = "Config.Debug; P0's schedtick = 61 and its ring holds G 1; the global queue holds G 100, G 101; busy P1 has G 50"
+	r = l04sFind(t, mp, l04sOpts{setup: setup})
+	if r.parked || r.gp == nil || r.gp.goid != 100 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 100: on every 61st tick, one G from the global queue (globrunqget under sched.lock) before the local queue"+kitHint(l04), setup, kitID(r.gp), r.parked)
 	}
 }
 
