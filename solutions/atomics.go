@@ -3,7 +3,8 @@ package sched
 import "sync/atomic"
 
 // The atomics of the lock-free protocols the lessons build: the ring's
-// head and tail, runnext, nmspinning and the G and P statuses. Each is a
+// head and tail, runnext, nmspinning, the G and P statuses, and the
+// deadline of the M that waits for timers (sched.pollUntil). Each is a
 // sync/atomic value behind the same methods (Load, Store, CompareAndSwap,
 // Add, Swap), so code reads as if it used sync/atomic directly; what the
 // wrapper adds is a scheduling point before every operation.
@@ -56,6 +57,17 @@ func (a *atomicInt32) Load() int32           { schedPoint(); return a.v.Load() }
 func (a *atomicInt32) Store(val int32)       { schedPoint(); a.v.Store(val) }
 func (a *atomicInt32) Add(delta int32) int32 { schedPoint(); return a.v.Add(delta) }
 func (a *atomicInt32) CompareAndSwap(old, new int32) bool {
+	schedPoint()
+	return a.v.CompareAndSwap(old, new)
+}
+
+// atomicInt64 is an atomic.Int64 whose operations are scheduling points.
+type atomicInt64 struct{ v atomic.Int64 }
+
+func (a *atomicInt64) Load() int64           { schedPoint(); return a.v.Load() }
+func (a *atomicInt64) Store(val int64)       { schedPoint(); a.v.Store(val) }
+func (a *atomicInt64) Add(delta int64) int64 { schedPoint(); return a.v.Add(delta) }
+func (a *atomicInt64) CompareAndSwap(old, new int64) bool {
 	schedPoint()
 	return a.v.CompareAndSwap(old, new)
 }

@@ -192,9 +192,11 @@ top:
 }
 
 // stealWork attempts to steal a runnable G from any P. It makes stealTries
-// passes over all Ps in a random order; only on the last may it take a
-// victim's runnext. newWork reports that the caller should start over
-// (stop-the-world is pending).
+// passes over all Ps, each in a fresh random order (one pp.rand.uint32()
+// per pass); only on the last may it take a victim's runnext. newWork
+// reports that the caller should start over (stop-the-world is pending).
+// With sched.trace set, a steal emits EvSteal: G the G returned, P and M
+// the thief's, Arg the victim's P, N the number of Gs taken.
 //
 // Mirrors stealWork (proc.go:3828). Executed by a spinning M that holds a P.
 func stealWork(mp *m) (gp *g, inheritTime bool, newWork bool) {

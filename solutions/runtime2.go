@@ -273,8 +273,8 @@ type schedt struct {
 	// The M that waits for the next timer stands in for the runtime's
 	// netpoll block: lastpoll == 0 while some M is blocked there.
 	lastpoll  atomic.Int64
-	pollUntil atomic.Int64 // when that M will wake, 0 if none
-	pollnote  note         // breaks that M's sleep (netpollBreak)
+	pollUntil atomicInt64 // when that M will wake, 0 if none
+	pollnote  note        // breaks that M's sleep (netpollBreak)
 
 	// allp, idlepMask and gomaxprocs change only under stop-the-world
 	// (procresize). Readers that may run during a resize take a snapshot.

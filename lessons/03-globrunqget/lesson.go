@@ -27,7 +27,7 @@ func init() {
 				About: "globrunqputbatch appends a batch at the tail, in order, and empties the batch"},
 			{Name: "TestL03GetOne", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "globrunqget takes exactly one G, the head, whatever the queue's length and gomaxprocs"},
-			{Name: "TestL03GetBatch", Points: 25, Timeout: 20 * time.Second, Kind: lessons.Exact,
+			{Name: "TestL03GetBatch", Points: 20, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "globrunqgetbatch(n) takes min(n, size, size/gomaxprocs+1) Gs from the head, in order, for every size up to 300"},
 			{Name: "TestL03SizeHint", Points: 15, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "every operation keeps sched.runq's size hint (read without the lock by findRunnable) equal to its size"},
@@ -35,6 +35,8 @@ func init() {
 				About: "on 1 P and on 4, 300 Gs each yield 20 times through the global queue and finish exactly once"},
 			{Name: "TestL03DrainFair", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "1000 Gs started from outside wait on the global queue; 4 Ps drain it and each G starts exactly once"},
+			{Name: "TestL03AssertLockFirst", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "with Config.Debug, each function called without sched.lock panics (assertLockHeld) before it touches the queue"},
 		},
 	}))
 }

@@ -1,0 +1,795 @@
+package sched
+
+// More hidden tests of lesson 04-findrunnable: the scenarios of the give-up
+// path (what happens between "nothing to steal" and "park the M"), stop the
+// world, timers, and the steal passes. Messages are written for a learner
+// who cannot see this file.
+//
+// Like the tests of findrunnable_test.go, they build a scheduler by hand,
+// give P0 to a hand-made M and call findRunnable on it directly. Some slip
+// in work at a chosen moment: from the injected Usleep or Nanotime of
+// Config, from the trace, or from the hook of the scheduling points (every
+// operation of nmspinning, runqhead, runqtail, runnext, the P statuses and
+// sched.pollUntil), which runs on the M's own goroutine just before the
+// operation.
+
+import (
+	"container/heap"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// l04sT0 is where the injected clocks start: far from any real clock, so
+// that code reading the real one (time.Now, a clock of its own) instead of
+// sched.cfg.nanotime goes wrong at once.
+const l04sT0 = int64(1) << 50
+
+// l04sSched is kitSched; P0 is given to a hand-made M with l04sM.
+func l04sSched(procs int, cfg Config) *schedt {
+	return kitSched(procs, cfg)
+}
+
+// l04sM returns a hand-made M holding P id, with schedtick 1 (no fairness
+// check).
+func l04sM(sched *schedt, id int32) *m {
+	mp := &m{sched: sched, id: 100 + int64(id)}
+	mp.park.init()
+	acquirep(mp, kitTakeP(sched, id))
+	mp.p.schedtick.Store(1)
+	return mp
+}
+
+// l04sBusy makes P id busy: off the idle list, held (_Prunning) by a
+// hand-made M that the test plays. It runs nothing.
+func l04sBusy(sched *schedt, id int32) *p {
+	owner := &m{sched: sched, id: 200 + int64(id)}
+	owner.park.init()
+	pp := kitTakeP(sched, id)
+	acquirep(owner, pp)
+	return pp
+}
+
+func l04sGlobput(sched *schedt, gs ...*g) {
+	sched.lock.Lock()
+	for _, gp := range gs {
+		sched.runq.pushBack(gp)
+	}
+	sched.lock.Unlock()
+}
+
+// l04sSleeper makes G id asleep on a timer due at when (injected clock).
+func l04sSleeper(sched *schedt, id int64, when int64) *g {
+	gp := kitG(sched, id)
+	gp.atomicstatus.Store(_Gwaiting)
+	gp.waitreason = waitReasonSleep
+	gp.timer.when, gp.timer.gp = when, gp
+	sched.timersLock.Lock()
+	heap.Push(&sched.timers, &gp.timer)
+	sched.updateTimer0When()
+	sched.timersLock.Unlock()
+	return gp
+}
+
+// l04sSleeps is an injected Config.Usleep that sleeps not at all, counts
+// its calls and runs hook (if set) on each, on the M that calls it.
+type l04sSleeps struct {
+	n    atomic.Int32
+	hook func(n int)
+}
+
+func (s *l04sSleeps) usleep(int64) {
+	n := int(s.n.Add(1))
+	if s.hook != nil {
+		s.hook(n)
+	}
+}
+
+func (s *l04sSleeps) count() int { return int(s.n.Load()) }
+
+// l04sTrace records the events of sched.trace; hook, if set, runs on each
+// (on the M that emits it, without the recorder's lock).
+type l04sTrace struct {
+	mu   sync.Mutex
+	evs  []Event
+	hook func(Event)
+}
+
+func (r *l04sTrace) record(ev Event) {
+	r.mu.Lock()
+	r.evs = append(r.evs, ev)
+	hook := r.hook
+	r.mu.Unlock()
+	if hook != nil {
+		hook(ev)
+	}
+}
+
+func (r *l04sTrace) events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.evs...)
+}
+
+// spinStartAfterStop returns the first EvSpinStart after the first
+// EvSpinStop, and whether there is one.
+func (r *l04sTrace) spinStartAfterStop() (Event, bool) {
+	stopped := false
+	for _, ev := range r.events() {
+		switch {
+		case ev.Kind == EvSpinStop:
+			stopped = true
+		case ev.Kind == EvSpinStart && stopped:
+			return ev, true
+		}
+	}
+	return Event{}, false
+}
+
+// l04sDraws returns how many times a cheaprand went from state from to
+// state to (each uint32 adds the same odd constant), or -1.
+func l04sDraws(from, to uint64) int {
+	for k := 0; k <= 1000; k++ {
+		if from+uint64(k)*0xa0761d6478bd642f == to {
+			return k
+		}
+	}
+	return -1
+}
+
+// l04sOpts drives l04sFind.
+type l04sOpts struct {
+	setup string // the scenario, for messages
+	stuck string // appended to the message if findRunnable neither returns nor parks
+	// onPark, if set, is called on the test's goroutine (sched.lock not
+	// held) each time the M has parked in stopm. It returns true if it
+	// woke the M with a P (the run goes on), false to end the run: the M
+	// is then woken as Close does, and findRunnable must return nil.
+	onPark func() bool
+	// watch, if set, is called on the test's goroutine at every poll.
+	watch func()
+	// onPoint, if set, is called on the M's goroutine at each of its
+	// scheduling points (just before the atomic operation), but not
+	// inside itself.
+	onPoint func()
+}
+
+// l04sRun is what l04sFind saw.
+type l04sRun struct {
+	gp      *g
+	inherit bool
+	parked  bool // the run ended with the M parked (and woken as Close would)
+}
+
+// l04sFind calls findRunnable(mp) on its own goroutine and watches it,
+// taking sched.lock only for an instant and only while the M makes no
+// progress (so that, with Config.Debug, a function that requires the lock
+// finds it free unless the M holds it). A panic in findRunnable, a return with sched.lock held, or a
+// run that neither returns nor parks within 5 s fails the test.
+func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
+	t.Helper()
+	sched := mp.sched
+	var (
+		res      l04sRun
+		panicked any
+		mgoid    atomic.Uint64
+	)
+	// The hook counts the M's scheduling points: sched.lock is looked at
+	// (to see whether the M parked) only when the M has made none since
+	// the last look, so that the test does not hold the lock at the moment
+	// a running M asserts that it is free.
+	var points atomic.Int64
+	inPoint := false // only ever touched on the M's goroutine
+	old := setInterleaveHook(func() {
+		if id := mgoid.Load(); id == 0 || kitGoid() != id {
+			return
+		}
+		points.Add(1)
+		if o.onPoint == nil || inPoint {
+			return
+		}
+		inPoint = true
+		defer func() { inPoint = false }()
+		o.onPoint()
+	})
+	defer setInterleaveHook(old)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		mgoid.Store(kitGoid())
+		res.gp, res.inherit = findRunnable(mp)
+	}()
+	finish := func() l04sRun {
+		t.Helper()
+		if panicked != nil {
+			t.Fatalf("%s: findRunnable panicked: %v"+kitHint(l04), o.setup, panicked)
+		}
+		if !sched.lock.TryLock() {
+			t.Fatalf("%s: findRunnable returned %s with sched.lock still held: every path that takes the lock must release it, including those that start over or return early"+kitHint(l04), o.setup, kitID(res.gp))
+		}
+		sched.lock.Unlock()
+		return res
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	seen := int64(-1)
+	for {
+		select {
+		case <-done:
+			return finish()
+		case <-time.After(300 * time.Microsecond):
+		}
+		if o.watch != nil {
+			o.watch()
+		}
+		idle := false
+		if n := points.Load(); n != seen {
+			seen = n // the M is busy: leave the lock alone
+		} else if sched.lock.TryLock() {
+			idle = sched.nmidle > 0
+			sched.lock.Unlock()
+		}
+		if idle && o.onPark != nil && o.onPark() {
+			deadline = time.Now().Add(3 * time.Second)
+			continue
+		}
+		if idle || time.Now().After(deadline) {
+			// Wake the M the way Close does: closing set, no P handed over.
+			sched.closing.Store(true)
+			netpollBreak(sched)
+			locked := false
+			for i := 0; i < 1000 && !locked; i++ {
+				if locked = sched.lock.TryLock(); !locked {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			if locked {
+				for x := sched.mget(); x != nil; x = sched.mget() {
+					notewakeup(&x.park)
+				}
+				sched.lock.Unlock()
+			}
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+			}
+			select {
+			case <-done:
+			default:
+				if !locked {
+					t.Fatalf("%s: findRunnable neither returned nor parked within 3s, and sched.lock stayed held all along: is the M stuck on a lock it holds itself (sync.Mutex is not re-entrant)?%s"+kitHint(l04), o.setup, o.stuck)
+				}
+				t.Fatalf("%s: findRunnable neither returned a G nor parked the M within 3s, nor returned after a Close-style wake-up (closing set)%s"+kitHint(l04), o.setup, o.stuck)
+			}
+			if !idle {
+				if panicked == nil {
+					t.Fatalf("%s: findRunnable did not return within 3s and did not park the M either (it returned %s only once the Runtime was closing)%s"+kitHint(l04), o.setup, kitID(res.gp), o.stuck)
+				}
+				finish()
+			}
+			finish()
+			if res.gp != nil {
+				t.Fatalf("%s: once the Runtime was closing (closing set, the parked M woken with no P), findRunnable returned %s; want nil"+kitHint(l04), o.setup, kitID(res.gp))
+			}
+			res.parked = true
+			return res
+		}
+	}
+}
+
+// TestL04GlobalBeforeSteal: with work both on the global queue and on
+// another P, the global queue comes first; every 61st tick, even before the
+// local queue. With Config.Debug: the global queue only under sched.lock.
+func TestL04GlobalBeforeSteal(t *testing.T) {
+	sched := l04sSched(2, Config{Debug: true})
+	mp := l04sM(sched, 0)
+	victim := l04sBusy(sched, 1)
+	for _, gp := range kitGs(sched, 1, 4) {
+		runqputtail(victim, gp)
+	}
+	l04sGlobput(sched, kitG(sched, 100), kitG(sched, 101))
+	setup := "Config.Debug; P0's queues are empty; the global queue holds G 100, G 101; busy P1 has G 1..G 4 on its ring"
+	r := l04sFind(t, mp, l04sOpts{setup: setup})
+	if r.parked {
+		t.Fatalf("%s: findRunnable parked the M; want G 100 from the global queue"+kitHint(l04), setup)
+	}
+	if r.gp == nil || r.gp.goid != 100 {
+		t.Fatalf("%s: findRunnable returned %s, want G 100: the global queue (step 4) comes before stealing (step 5). Look at it when sched.runq.emptyHint() says it is NOT empty, and take a batch"+kitHint(l04), setup, kitID(r.gp))
+	}
+	if got := l04ring(victim); !l04same(got, l04ids(1, 4)) {
+		t.Fatalf("%s: findRunnable returned G 100 but P1's ring went from [1 2 3 4] to %v: with work on the global queue, nothing is stolen"+kitHint(l04), setup, got)
+	}
+	if got := l04ring(mp.p); !l04same(got, []int64{101}) {
+		t.Fatalf("%s: after taking the batch G 100, G 101 (min(128, 2, 2/2+1) = 2), P0's ring holds %v, want [101]", setup, got)
+	}
+
+	// The fairness check, with Config.Debug.
+	sched = l04sSched(2, Config{Debug: true})
+	mp = l04sM(sched, 0)
+	mp.p.schedtick.Store(61)
+	runqputtail(mp.p, kitG(sched, 1))
+	victim = l04sBusy(sched, 1)
+	runqputtail(victim, kitG(sched, 50))
+	l04sGlobput(sched, kitG(sched, 100), kitG(sched, 101))
+	setup = "Config.Debug; P0's schedtick = 61 and its ring holds G 1; the global queue holds G 100, G 101; busy P1 has G 50"
+	r = l04sFind(t, mp, l04sOpts{setup: setup})
+	if r.parked || r.gp == nil || r.gp.goid != 100 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 100: on every 61st tick, one G from the global queue (globrunqget under sched.lock) before the local queue"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+}
+
+// TestL04ParkAndWake: the M stops for stop-the-world (gcwaiting seen at
+// the top, or only under the lock before releasing the P) and goes on when
+// the world restarts; a parked M woken with a P looks for work again.
+func TestL04ParkAndWake(t *testing.T) {
+	// restart plays startTheWorld for one M stopped in gcstopm: the world
+	// is stopped (P0 _Pgcstop, stopwait 0, stopnote woken); it restarts it
+	// and hands P0 back to the M, with G id on P0's ring. It returns what
+	// was wrong, if anything.
+	restart := func(sched *schedt, mp *m, pp *p, id int64) string {
+		sched.lock.Lock()
+		defer sched.lock.Unlock()
+		if s := pp.status.Load(); s != _Pgcstop || sched.stopwait != 0 {
+			return fmt.Sprintf("the M parked, but P0 is %s and sched.stopwait = %d; want _Pgcstop and 0: gcstopm(mp) stops the P and counts it", pStatusString(s), sched.stopwait)
+		}
+		select {
+		case <-sched.stopnote.c:
+		default:
+			return "the M parked, but nobody woke the stopper (sched.stopnote): gcstopm does"
+		}
+		if sched.mgetSpecific(mp) == nil {
+			return "P0 stopped, but the M is not on the idle M list"
+		}
+		sched.gcwaiting.Store(false)
+		runqputtail(pp, kitG(sched, id))
+		pp.status.Store(_Pidle)
+		mp.nextp = pp
+		notewakeup(&mp.park)
+		return ""
+	}
+	for _, late := range []bool{false, true} {
+		var sched *schedt
+		var armed atomic.Bool
+		clock := func() int64 {
+			if armed.CompareAndSwap(true, false) {
+				sched.gcwaiting.Store(true)
+			}
+			return l04sT0
+		}
+		sched = l04sSched(2, Config{Nanotime: clock, Debug: true})
+		mp := l04sM(sched, 0)
+		pp := mp.p
+		l04sBusy(sched, 1)
+		sched.nmspinning.Store(1) // another M: shouldSpin says no to this one
+		sched.lock.Lock()
+		sched.stopwait = 1 // P0 is the one P left to stop
+		sched.lock.Unlock()
+		setup := "2 Ps, P1 busy, another M spinning; stop-the-world is pending (sched.gcwaiting set, sched.stopwait = 1: P0 is the last P to stop); P0 has G 7 on its ring"
+		if late {
+			// gcwaiting is set while the M runs timers, after its first
+			// look: only the look under sched.lock before releasing the P
+			// can see it.
+			l04sSleeper(sched, 5, l04sT0+int64(time.Hour))
+			armed.Store(true)
+			setup = "2 Ps, P1 busy, another M spinning (so no stealing); P0's queues and the global queue are empty; G 5 sleeps on a timer due in an hour; stop-the-world starts (sched.gcwaiting set, sched.stopwait = 1) while this M runs timers, just after it looked at gcwaiting"
+		} else {
+			runqputtail(pp, kitG(sched, 7))
+			sched.gcwaiting.Store(true)
+		}
+		var problem string
+		stopped := false
+		r := l04sFind(t, mp, l04sOpts{
+			setup: setup,
+			stuck: ". While sched.gcwaiting is set, the M must stop: gcstopm(mp) (at the top, and after the look under sched.lock before releasing the P: unlock, start over)",
+			onPark: func() bool {
+				if stopped {
+					return false
+				}
+				stopped = true
+				problem = restart(sched, mp, pp, 8)
+				return problem == ""
+			},
+		})
+		if problem != "" {
+			t.Fatalf("%s: %s"+kitHint(l04), setup, problem)
+		}
+		if !stopped {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v) without stopping for stop-the-world: when sched.gcwaiting is set, call gcstopm(mp), which parks the M until the world restarts"+kitHint(l04), setup, kitID(r.gp), r.parked)
+		}
+		want := int64(7)
+		if late {
+			want = 8
+		}
+		if r.parked || r.gp == nil || r.gp.goid != want {
+			t.Fatalf("%s: the world restarted and P0 came back to this M with G %d on its ring (and G 8 added); findRunnable returned %s (parked=%v), want G %d: after gcstopm returns with a P, start over (nil only if it left you without a P: closing)"+kitHint(l04),
+				setup, want, kitID(r.gp), r.parked, want)
+		}
+	}
+
+	// A parked M woken with a P.
+	sched := l04sSched(2, Config{Debug: true})
+	mp := l04sM(sched, 0)
+	setup := "2 Ps, every queue empty, so the M parks; then P0 is handed back to it with G 9 on its ring (startm, as handoffp does for a P with work)"
+	woken := false
+	r := l04sFind(t, mp, l04sOpts{setup: setup, onPark: func() bool {
+		if woken {
+			return false
+		}
+		woken = true
+		sched.lock.Lock()
+		pp := sched.pidleget()
+		sched.lock.Unlock()
+		runqputtail(pp, kitG(sched, 9))
+		startm(sched, pp, false, false)
+		return true
+	}})
+	if !woken {
+		t.Fatalf("%s: findRunnable returned %s without parking; want it to park (every queue is empty)"+kitHint(l04), setup, kitID(r.gp))
+	}
+	if r.parked || r.gp == nil || r.gp.goid != 9 || mp.p == nil {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v); want G 9, holding the P: stopm returned with a P, so start over (nil means closing, only when stopm returns without a P)"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+}
+
+// TestL04GiveUpGlobal: the global queue is looked at again while giving
+// up, under sched.lock before releasing the P and after stopping spinning,
+// and a batch is taken each time, as in step 4.
+func TestL04GiveUpGlobal(t *testing.T) {
+	// Work arrives while the M steals (it backs off before a runnext).
+	sleeps := &l04sSleeps{}
+	sched := l04sSched(2, Config{Usleep: sleeps.usleep, Debug: true})
+	mp := l04sM(sched, 0)
+	victim := l04sBusy(sched, 1)
+	g7 := kitG(sched, 7)
+	victim.runnext.Store(g7)
+	sleeps.hook = func(n int) {
+		if n == 1 {
+			victim.runnext.CompareAndSwap(g7, nil) // P1 runs G 7 itself
+			l04sGlobput(sched, kitGs(sched, 1, 300)...)
+		}
+	}
+	setup := "2 Ps; running P1 has only G 7 in runnext; while this M backs off before stealing it (Usleep), P1 runs G 7 itself and G 1..G 300 land on the global queue"
+	r := l04sFind(t, mp, l04sOpts{setup: setup})
+	if sleeps.count() == 0 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v) without ever trying P1's runnext"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+	if r.parked || r.gp == nil || r.gp.goid != 1 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 1: before releasing the P, look at the global queue again under sched.lock"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+	if got, want := l04ring(mp.p), l04ids(2, 127); !l04same(got, want) {
+		t.Fatalf("%s: findRunnable returned G 1, and P%d's ring holds %s; want %s: a batch of min(len(pp.runq)/2 = 128, size 300, 300/GOMAXPROCS + 1 = 151) = 128 Gs, globrunqgetbatch(len(pp.runq)/2) as in step 4"+kitHint(l04),
+			setup, mp.p.id, l04list(got), l04list(want))
+	}
+
+	// Work arrives on the global queue just before the M stops spinning:
+	// its submitter saw a spinning M and woke nobody.
+	for _, debug := range []bool{true, false} {
+		sched := l04sSched(2, Config{Debug: debug})
+		tr := &l04sTrace{}
+		sched.trace = tr.record
+		mp := l04sM(sched, 0)
+		injected := false
+		r := l04sFind(t, mp, l04sOpts{
+			setup: "2 Ps, P1 idle, every queue empty",
+			onPoint: func() {
+				// The first moment with the P released, nmspinning not yet
+				// dropped and sched.lock free.
+				if injected || mp.p != nil || sched.nmspinning.v.Load() != 1 || !sched.lock.TryLock() {
+					return
+				}
+				for _, gp := range kitGs(sched, 1, 300) {
+					sched.runq.pushBack(gp)
+				}
+				sched.lock.Unlock()
+				injected = true
+			},
+		})
+		if !injected {
+			// sched.lock was held from before the M stopped spinning until
+			// after its look at the global queue: no G could slip in.
+			continue
+		}
+		setup := fmt.Sprintf("2 Ps, P1 idle, every queue empty (Config.Debug = %v); this M spins, finds nothing and releases P0; just before it stops spinning (nmspinning still counts it, sched.lock free), G 1..G 300 land on the global queue: their submitter saw a spinning M and woke nobody", debug)
+		if r.parked {
+			t.Fatalf("%s: findRunnable parked the M and left 300 Gs on the global queue: after stopSpinning, take sched.lock and look at the global queue again; if it has Gs, take an idle P (pidlegetSpinning), a batch onto its ring, acquirep it, becomeSpinning, and run the first"+kitHint(l04), setup)
+		}
+		if r.gp == nil || r.gp.goid != 1 {
+			t.Fatalf("%s: findRunnable returned %s, want G 1 (the head of the global queue)"+kitHint(l04), setup, kitID(r.gp))
+		}
+		if mp.p == nil {
+			t.Fatalf("%s: findRunnable returned G 1 holding no P: acquirep the idle P you took for the batch"+kitHint(l04), setup)
+		}
+		if got, want := l04ring(mp.p), l04ids(2, 127); !l04same(got, want) {
+			t.Fatalf("%s: findRunnable returned G 1, and P%d's ring holds %s; want %s: a batch of min(len(pp.runq)/2 = 128, size 300, 300/GOMAXPROCS + 1 = 151) = 128 Gs (globrunqgetbatch(len(pp.runq)/2) with the new P), the rest onto that P's ring"+kitHint(l04),
+				setup, mp.p.id, l04list(got), l04list(want))
+		}
+		if !mp.spinning || sched.nmspinning.Load() != 1 {
+			t.Fatalf("%s: findRunnable returned G 1 with mp.spinning = %v, nmspinning = %d; want true, 1: with the new P, becomeSpinning again (schedule's resetspinning then wakes another M for the 299 Gs left)"+kitHint(l04),
+				setup, mp.spinning, sched.nmspinning.Load())
+		}
+		if ev, ok := tr.spinStartAfterStop(); !ok || ev.P != mp.p.id {
+			t.Fatalf("%s: after stopping spinning, the M became spinning again on P %d (the trace's EvSpinStart), want P %d: acquirep the new P first, then becomeSpinning"+kitHint(l04), setup, ev.P, mp.p.id)
+		}
+	}
+}
+
+// TestL04GiveUpSpinning: the two ways an M about to park spins instead:
+// needspinning, answered under sched.lock; and work found by checkRunqsNoP
+// while another M spins.
+func TestL04GiveUpSpinning(t *testing.T) {
+	// needspinning: the M becomes spinning under the lock that guards the
+	// request, so that only one M answers it.
+	sched := l04sSched(3, Config{})
+	mp := l04sM(sched, 0)
+	victim := l04sBusy(sched, 1)
+	runqputtail(victim, kitG(sched, 1))
+	sched.nmspinning.Store(1)
+	sched.needspinning.Store(1)
+	setup := "3 Ps: P0 (this M) and P1 busy, P2 idle; another M spins (nmspinning = 1: shouldSpin says no to this one); sched.needspinning = 1; P1 holds G 1"
+	checked, raced := false, false
+	r := l04sFind(t, mp, l04sOpts{setup: setup, onPoint: func() {
+		if checked || !mp.spinning {
+			return
+		}
+		// The M has just set mp.spinning (becomeSpinning). Another M
+		// about to release its P takes sched.lock now and reads
+		// needspinning.
+		checked = true
+		if sched.lock.TryLock() {
+			raced = sched.needspinning.Load() == 1
+			sched.lock.Unlock()
+		}
+	}})
+	if raced {
+		t.Fatalf("%s: this M answered needspinning with sched.lock released: at the moment it became spinning, another M releasing its P could take the lock and still read needspinning = 1, and spin too (two spinners for one request). Call becomeSpinning (which clears needspinning) before unlocking"+kitHint(l04), setup)
+	}
+	if r.parked || r.gp == nil || r.gp.goid != 1 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 1: with needspinning = 1, becomeSpinning, unlock, start over and steal"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+
+	// checkRunqsNoP finds work while another M spins: the gate is closed
+	// unless this M counts itself as spinning again.
+	sched = l04sSched(3, Config{})
+	tr := &l04sTrace{}
+	mp = l04sM(sched, 0)
+	victim = l04sBusy(sched, 1)
+	mp.spinning = true
+	sched.nmspinning.Store(2) // this M and another
+	var injected atomic.Bool
+	tr.hook = func(ev Event) {
+		if ev.Kind == EvSpinStop && injected.CompareAndSwap(false, true) {
+			runqputtail(victim, kitG(sched, 42))
+		}
+	}
+	sched.trace = tr.record
+	setup = "3 Ps: P0 (this M) and P1 busy, P2 idle; this M and another spin (nmspinning = 2); every queue empty; the moment this M stops spinning, P1's G puts G 42 on P1's ring"
+	r = l04sFind(t, mp, l04sOpts{setup: setup})
+	if !injected.Load() {
+		t.Fatalf("%s: the M never stopped spinning (no EvSpinStop); findRunnable returned %s (parked=%v)"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+	if r.parked || r.gp == nil || r.gp.goid != 42 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 42: checkRunqsNoP found it and handed this M a P; acquirep it, becomeSpinning and start over. Without becomeSpinning, shouldSpin says no (2*1 < 3-1 is false: the other M spins) and G 42 is never stolen"+kitHint(l04),
+			setup, kitID(r.gp), r.parked)
+	}
+	if !mp.spinning || sched.nmspinning.Load() != 2 {
+		t.Fatalf("%s: findRunnable returned G 42 with mp.spinning = %v, nmspinning = %d; want true, 2"+kitHint(l04), setup, mp.spinning, sched.nmspinning.Load())
+	}
+	if ev, ok := tr.spinStartAfterStop(); !ok || mp.p == nil || ev.P != mp.p.id {
+		t.Fatalf("%s: after stopping spinning, the M became spinning again on P %d (the trace's EvSpinStart), want the P checkRunqsNoP gave it: acquirep it first, then becomeSpinning"+kitHint(l04), setup, ev.P)
+	}
+}
+
+// TestL04Timers: a G asleep on a timer when findRunnable gives up. The M
+// waits for the timer if no other M does (sched.lastpoll), or wakes the one
+// that does if it would sleep past the timer.
+func TestL04Timers(t *testing.T) {
+	when := l04sT0 + int64(time.Hour)
+
+	// The timer is already due: run it.
+	var clock atomic.Int64
+	clock.Store(when)
+	sched := l04sSched(1, Config{Nanotime: clock.Load, Debug: true})
+	mp := l04sM(sched, 0)
+	l04sSleeper(sched, 5, when)
+	setup := "1 P, every queue empty; G 5 sleeps on a timer that is due (sched.cfg.nanotime() has reached it)"
+	r := l04sFind(t, mp, l04sOpts{setup: setup})
+	if r.parked || r.gp == nil || r.gp.goid != 5 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 5: run the due timers first (checkTimers(mp) puts their Gs on the local queue)"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+
+	// The timer is due in an hour and no M waits for timers: this one
+	// waits, then runs it.
+	clock.Store(l04sT0)
+	sched = l04sSched(1, Config{Nanotime: clock.Load, Debug: true})
+	mp = l04sM(sched, 0)
+	l04sSleeper(sched, 5, when)
+	setup = "1 P, every queue empty, no M waiting for timers (sched.lastpoll != 0); G 5 sleeps on a timer due in an hour (injected clock)"
+	waited, lastpoll := false, int64(0)
+	r = l04sFind(t, mp, l04sOpts{
+		setup: setup,
+		stuck: ". It should wait for the timer (blockUntilTimer), which the test ends by moving the clock to the deadline and breaking the wait (netpollBreak)",
+		watch: func() {
+			if !waited && sched.pollUntil.Load() == when {
+				// The M waits for the timer: time passes.
+				waited, lastpoll = true, sched.lastpoll.Load()
+				clock.Store(when)
+				netpollBreak(sched)
+			}
+		},
+	})
+	if r.parked {
+		t.Fatalf("%s: findRunnable parked the M for good (stopm) and nobody is left to run G 5 when its timer is due: when a timer is pending (min0(pollUntil, sched.timer0When)) and no other M waits for timers (sched.lastpoll.Swap(0) != 0), wait for it with blockUntilTimer"+kitHint(l04), setup)
+	}
+	if !waited {
+		t.Fatalf("%s: findRunnable returned %s without waiting for the timer (blockUntilTimer sets sched.pollUntil to the deadline)"+kitHint(l04), setup, kitID(r.gp))
+	}
+	if lastpoll != 0 {
+		t.Fatalf("%s: while this M waited for the timer, sched.lastpoll was %d; want 0, which tells the others that an M waits for timers: take the role with sched.lastpoll.Swap(0)"+kitHint(l04), setup, lastpoll)
+	}
+	if r.gp == nil || r.gp.goid != 5 || mp.p == nil {
+		t.Fatalf("%s: the timer came due and the wait ended; findRunnable returned %s, want G 5: when blockUntilTimer returns true (it took a P), start over"+kitHint(l04), setup, kitID(r.gp))
+	}
+
+	// Another M waits for timers (sched.lastpoll == 0) until sched.pollUntil:
+	// wake it (netpollBreak) if it would sleep past this timer.
+	type pollCase struct {
+		until  int64 // the other M's sched.pollUntil; -1, -2: it changes at every step
+		wake   bool
+		reason string
+	}
+	cases := []pollCase{
+		{0, true, "its deadline is 0 (not set yet: it will compute it without this timer, or sleep for ever)"},
+		{when + int64(time.Millisecond), true, "it would sleep 1ms past this timer"},
+		{when, false, "it will wake exactly when this timer is due"},
+		{when - int64(time.Millisecond), false, "it will wake 1ms before this timer is due"},
+		{-1, true, "its deadline keeps changing between 0 and 1ms past this timer (it wakes and sleeps again): either value means wake it; read sched.pollUntil once and decide on that one value"},
+		{-2, true, "its deadline keeps changing between 1ms past this timer and 0 (it wakes and sleeps again): either value means wake it; read sched.pollUntil once and decide on that one value"},
+	}
+	for _, c := range cases {
+		clock.Store(l04sT0)
+		sched := l04sSched(1, Config{Nanotime: clock.Load, Debug: true})
+		mp := l04sM(sched, 0)
+		l04sSleeper(sched, 5, when)
+		sched.lastpoll.Store(0)
+		var onPoint func()
+		if c.until >= 0 {
+			sched.pollUntil.Store(c.until)
+		} else {
+			late := when + int64(time.Millisecond)
+			first, second := int64(0), late
+			if c.until == -2 {
+				first, second = late, 0
+			}
+			sched.pollUntil.v.Store(first)
+			onPoint = func() {
+				if sched.pollUntil.v.Load() == first {
+					sched.pollUntil.v.Store(second)
+				} else {
+					sched.pollUntil.v.Store(first)
+				}
+			}
+		}
+		setup := fmt.Sprintf("1 P, every queue empty; G 5 sleeps on a timer due in an hour; another M already waits for timers (sched.lastpoll = 0) and %s", c.reason)
+		broke := false
+		r := l04sFind(t, mp, l04sOpts{setup: setup, onPoint: onPoint, onPark: func() bool {
+			broke = len(sched.pollnote.c) == 1
+			return false
+		}})
+		if !r.parked {
+			t.Fatalf("%s: findRunnable returned %s; want it to park (stopm): the other M waits for the timers"+kitHint(l04), setup, kitID(r.gp))
+		}
+		switch {
+		case c.wake && !broke:
+			t.Fatalf("%s: this M parked without waking the other (netpollBreak); want it woken: if pollerPollUntil := sched.pollUntil.Load() is 0 or later than this timer (pollerPollUntil == 0 || pollerPollUntil > pollUntil), netpollBreak, or G 5 runs late"+kitHint(l04), setup)
+		case !c.wake && broke:
+			t.Fatalf("%s: this M woke the other (netpollBreak) before parking; want it left asleep: it will wake in time for G 5 (wake it only if pollerPollUntil == 0 || pollerPollUntil > pollUntil)"+kitHint(l04), setup)
+		}
+	}
+}
+
+// TestL04StealPasses: stealWork makes exactly stealTries passes, each in a
+// fresh random order (one pp.rand.uint32() per pass), runnext only on the
+// last; a steal is traced (EvSteal) with what was taken.
+func TestL04StealPasses(t *testing.T) {
+	sleeps := &l04sSleeps{}
+	sched := l04sSched(2, Config{Usleep: sleeps.usleep})
+	mp := l04sM(sched, 0)
+	pp := mp.p
+	s0 := pp.rand.state
+	victim := l04sBusy(sched, 1)
+	g7 := kitG(sched, 7)
+	victim.runnext.Store(g7)
+	drawsAtSleep := -1
+	sleeps.hook = func(n int) {
+		if n == 1 {
+			drawsAtSleep = l04sDraws(s0, pp.rand.state) // on the M's goroutine
+			victim.runnext.CompareAndSwap(g7, nil)      // P1 runs G 7 itself
+		}
+	}
+	setup := "2 Ps; running P1 has only G 7 in runnext; when this M backs off to steal it (Usleep), P1 runs G 7 itself, so there is nothing to steal"
+	drawsAtPark := -1
+	r := l04sFind(t, mp, l04sOpts{setup: setup, onPark: func() bool {
+		drawsAtPark = l04sDraws(s0, pp.rand.state)
+		return false
+	}})
+	if !r.parked {
+		t.Fatalf("%s: findRunnable returned %s; want it to park"+kitHint(l04), setup, kitID(r.gp))
+	}
+	if drawsAtSleep != 4 {
+		t.Fatalf("%s: the M tried P1's runnext after %d passes (draws of pp.rand.uint32() for sched.stealOrder.start, one per pass); want on the 4th: runnext only on the last of stealTries = 4 passes (stealRunNextG = i == stealTries-1)"+kitHint(l04), setup, drawsAtSleep)
+	}
+	if drawsAtPark != 4 {
+		t.Fatalf("%s: the M made %d passes (draws of pp.rand.uint32(), one per sched.stealOrder.start) before giving up; want exactly stealTries = 4, each in a fresh random order"+kitHint(l04), setup, drawsAtPark)
+	}
+
+	// A victim that is not running: P1 is in a system call (_Psyscall, no
+	// M). It is not idle, so its Gs are stolen like any other's, its
+	// runnext on the last pass.
+	for _, ring := range []int{4, 0} {
+		sched := l04sSched(2, Config{Usleep: func(int64) {}})
+		mp := l04sM(sched, 0)
+		victim := kitTakeP(sched, 1)
+		victim.status.Store(_Psyscall)
+		for _, gp := range kitGs(sched, 1, ring) {
+			runqputtail(victim, gp)
+		}
+		victim.runnext.Store(kitG(sched, 7))
+		want, what := int64(2), "G 1..G 4 on its ring and G 7 in runnext"
+		if ring == 0 {
+			want, what = 7, "only G 7, in runnext"
+		}
+		setup := fmt.Sprintf("P0's queues and the global queue are empty; P1 is in a system call (_Psyscall, no M, not idle) with %s", what)
+		r := l04sFind(t, mp, l04sOpts{setup: setup})
+		if r.parked || r.gp == nil || r.gp.goid != want {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v), want G %d stolen: a P in a system call is not in idlepMask and its Gs wait for someone to run them; steal from every P but yourself and the idle ones, whatever its status"+kitHint(l04),
+				setup, kitID(r.gp), r.parked, want)
+		}
+	}
+
+	// The trace of a steal: EvSteal, with the number of Gs taken. P0's
+	// ring starts empty at position 37 (it has been used before).
+	for _, c := range []struct {
+		ring        int
+		gid, n      int64
+		description string
+	}{
+		{8, 4, 4, "busy P1 has G 1..G 8 on its ring"},
+		{0, 7, 1, "running P1 has only G 7, in runnext"},
+	} {
+		sched := l04sSched(2, Config{Usleep: func(int64) {}})
+		mp := l04sM(sched, 0)
+		mp.p.runqhead.Store(37)
+		mp.p.runqtail.Store(37)
+		victim := l04sBusy(sched, 1)
+		for _, gp := range kitGs(sched, 1, c.ring) {
+			runqputtail(victim, gp)
+		}
+		if c.ring == 0 {
+			victim.runnext.Store(kitG(sched, 7))
+		}
+		tr := &l04sTrace{}
+		sched.trace = tr.record
+		setup := fmt.Sprintf("P0's queues (its ring at position 37) and the global queue are empty; %s; a trace is on (sched.trace)", c.description)
+		r := l04sFind(t, mp, l04sOpts{setup: setup})
+		if r.parked || r.gp == nil || r.gp.goid != c.gid {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v), want G %d stolen"+kitHint(l04), setup, kitID(r.gp), r.parked, c.gid)
+		}
+		var steals []string
+		var got Event
+		for _, ev := range tr.events() {
+			if ev.Kind == EvSteal {
+				got = ev
+				steals = append(steals, fmt.Sprintf("{G %d, P %d, M %d, Arg %d, N %d}", ev.G, ev.P, ev.M, ev.Arg, ev.N))
+			}
+		}
+		want := Event{Kind: EvSteal, G: c.gid, P: 0, M: mp.id, Arg: 1, N: c.n}
+		got.When = 0
+		if len(steals) != 1 || got != want {
+			t.Fatalf("%s: the trace has the steal events %s; want exactly one, {G %d, P 0, M %d, Arg 1, N %d}: after a successful runqsteal, with sched.trace set, emit EvSteal with G the G returned, P and M the thief's, Arg the victim's P, and N the number of Gs taken (those now on your ring, pp.runqtail after - before, plus the one returned)"+kitHint(l04),
+				setup, "["+strings.Join(steals, " ")+"]", c.gid, mp.id, c.n)
+		}
+	}
+}
