@@ -36,7 +36,7 @@ func init() {
 			{Name: "TestL05Parallelism", Points: 10, Timeout: 60 * time.Second, Kind: lessons.Stress,
 				About: "4 CPU-bound Gs on 4 Ps all run at once, started together or each by the previous one"},
 			{Name: "TestL05WakepInterleavings", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
-				About: "callers of wakep and resetspinning, one atomic operation at a time in orders a controlled scheduler picks: exactly one M started"},
+				About: "wakep, resetspinning, becomeSpinning and stopSpinning raced one atomic operation at a time in orders a controlled scheduler picks: exactly one M started, nmspinning exact"},
 			{Name: "TestL05SpinTraceEvents", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "becomeSpinning and stopSpinning emit one event each: G 0, the M's P (or -1), the M, Arg 0"},
 			{Name: "TestL05SchedLockReleased", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
