@@ -18,7 +18,7 @@ import (
 
 // gopark puts the current G into a waiting state and calls unlockf(gp, lock)
 // on the M once the G has stopped. If unlockf returns false, the G is resumed
-// at once. unlockf must not access this G's stack, since it may be moved
+// at once; if unlockf is nil, the G just parks. unlockf must not access this G's stack, since it may be moved
 // between the call to gopark and the call to unlockf.
 //
 // Mirrors gopark (proc.go:445). Called by gp itself.

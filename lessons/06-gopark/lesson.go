@@ -33,7 +33,7 @@ func init() {
 				About: "Gs blocked on a chan, a Mutex, a WaitGroup and Park: Wait reports the deadlock with each wait reason"},
 			{Name: "TestL06Stress", Points: 15, Timeout: 40 * time.Second, Kind: lessons.Stress,
 				About: "channel ping-pong, a Mutex, a WaitGroup and a Park relay on 4 Ps: every G exactly once, every value delivered"},
-			{Name: "TestL06TraceEvents", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
+			{Name: "TestL06TraceEvents", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "GoPark (Arg: the wait reason), GoUnpark (Arg 0) for a declined park and for ready, and GoStart Arg 1: a declined park keeps its time slice"},
 			{Name: "TestL06UnlockfRunsOnTheM", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "unlockf is called by the M once the G has stopped (park_m), never by the G itself inside gopark"},
@@ -41,6 +41,8 @@ func init() {
 				About: "once unlockf has run, the M keeps neither the lock nor the unlockf alive (mp.waitlock, mp.waitunlockf cleared)"},
 			{Name: "TestL06ReadyQueuesBeforeWake", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "ready queues the G before its wakep can wake an M to look for it"},
+			{Name: "TestL06ParkWithoutUnlockf", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Exact,
+				About: "gopark with a nil unlockf just parks the G until it is readied"},
 		},
 	}))
 }

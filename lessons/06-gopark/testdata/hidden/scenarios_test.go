@@ -286,3 +286,31 @@ func TestL06ReadyQueuesBeforeWake(t *testing.T) {
 		}
 	}
 }
+
+// TestL06ParkWithoutUnlockf: gopark with no unlockf (nil) just parks: the
+// G stays _Gwaiting until someone readies it. One P, so the waker runs
+// only once the M has finished parking the G.
+func TestL06ParkWithoutUnlockf(t *testing.T) {
+	var probs l06problems
+	var resumed atomic.Int32
+	l06run(t, Config{Procs: 1}, &probs, func(gp *G) {
+		gp.Go(func(w *G) {
+			for i := 0; readgstatus(gp) != _Gwaiting; i++ {
+				if i == 1000 {
+					probs.addf("G %d called gopark with a nil unlockf, and G %d, which ran 1000 times meanwhile, never saw it waiting (it is %s): with no unlockf, the G simply parks", gp.goid, w.goid, gStatusString(readgstatus(gp)))
+					return
+				}
+				w.Gosched()
+			}
+			if resumed.Load() != 0 {
+				probs.addf("G %d called gopark with a nil unlockf and ran on before anyone readied it", gp.goid)
+			}
+			w.Ready(gp)
+		})
+		gopark(gp, nil, nil, waitReasonPark)
+		resumed.Add(1)
+	})
+	if resumed.Load() != 1 {
+		t.Fatalf("G 1 parked with a nil unlockf and was readied: it resumed %d times, want once%s", resumed.Load(), kitHint(l06))
+	}
+}
