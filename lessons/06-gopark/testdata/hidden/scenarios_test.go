@@ -2,8 +2,9 @@ package sched
 
 // More hidden tests of lesson 06-gopark: the trace events of a park, a
 // declined park and a ready; unlockf run by the M, not by the G; nothing
-// of a finished park kept alive by the M; and ready's wakep after the G is
-// queued. Messages are written for a learner who cannot see this file.
+// of a finished park kept alive by the M; ready's wakep after the G is
+// queued; and a park with no unlockf. Messages are written for a learner
+// who cannot see this file.
 
 import (
 	"fmt"
@@ -87,8 +88,12 @@ func TestL06TraceEvents(t *testing.T) {
 	for i, w := range steps {
 		wantEv := Event{Kind: w.kind, G: goid, P: int32(w.p), M: w.m, Arg: w.arg}
 		if i >= len(got) {
-			t.Fatalf("with Config.Trace set, one P: G 1 parked (unlockf declined), then parked again and G 2 readied it. G 1's GoStart, GoPark and GoUnpark events were %s; after %q want %s: %s%s",
-				gotS, steps[i-1].what, l06evString(wantEv), w.mistake, kitHint(l06))
+			after := "at first"
+			if i > 0 {
+				after = fmt.Sprintf("after %q", steps[i-1].what)
+			}
+			t.Fatalf("with Config.Trace set, one P: G 1 parked (unlockf declined), then parked again and G 2 readied it. G 1's GoStart, GoPark and GoUnpark events were %s; %s want %s: %s%s",
+				gotS, after, l06evString(wantEv), w.mistake, kitHint(l06))
 		}
 		ev := got[i]
 		if w.p == -2 {
