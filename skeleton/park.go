@@ -18,7 +18,7 @@ import (
 
 // gopark puts the current G into a waiting state and calls unlockf(gp, lock)
 // on the M once the G has stopped. If unlockf returns false, the G is resumed
-// at once. unlockf must not access this G's stack, since it may be moved
+// at once; if unlockf is nil, the G just parks. unlockf must not access this G's stack, since it may be moved
 // between the call to gopark and the call to unlockf.
 //
 // Mirrors gopark (proc.go:445). Called by gp itself.
@@ -30,6 +30,12 @@ func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, r
 
 // park_m is gopark's second half, run by the M after gp's coroutine has
 // yielded: gp becomes _Gwaiting, leaves the M, and only then is unlockf run.
+// Then the M forgets gopark's arguments (mp.waitunlockf and mp.waitlock
+// back to nil), so that it keeps neither alive. If unlockf returned false,
+// gp becomes _Grunnable and park_m returns gp, true: execute runs it again
+// at once, and true lets it keep its time slice. With sched.trace set, it
+// emits EvGoPark first (G gp, P and M mp's, Arg: the wait reason), and
+// EvGoUnpark (Arg 0) when unlockf returned false.
 //
 // Mirrors park_m (proc.go:4253). mcall handler.
 func park_m(mp *m, gp *g) (*g, bool) {
@@ -51,7 +57,9 @@ func goready(mp *m, gp *g) {
 }
 
 // ready marks gp runnable and puts it on mp's P's run queue (in runnext if
-// next), then wakes an M if there are idle Ps to run it.
+// next), then wakes an M if there are idle Ps to run it: queue first, since
+// the M woken may look for the G at once. With sched.trace set, it emits
+// EvGoUnpark: G gp, P and M mp's, Arg 0.
 //
 // Mirrors ready (proc.go:1120).
 func ready(mp *m, gp *g, next bool) {

@@ -31,7 +31,8 @@ func shouldSpin(mp *m) bool {
 	return mp.spinning || 2*sched.nmspinning.Load() < sched.gomaxprocs.Load()-sched.npidle.Load()
 }
 
-// becomeSpinning marks mp as spinning and counts it.
+// becomeSpinning marks mp as spinning and counts it. With sched.trace set,
+// it emits EvSpinStart: G 0 (no G), P pidOf(mp.p), M mp.id, Arg 0.
 //
 // Mirrors (*m).becomeSpinning (proc.go:1073). Executed by mp.
 func (mp *m) becomeSpinning() {
@@ -44,7 +45,9 @@ func (mp *m) becomeSpinning() {
 	}
 }
 
-// stopSpinning marks mp as no longer spinning and uncounts it.
+// stopSpinning marks mp as no longer spinning and uncounts it, and panics
+// if nmspinning goes below 0. With sched.trace set, it emits EvSpinStop:
+// G 0, P pidOf(mp.p), M mp.id, Arg 0.
 //
 // Mirrors the first half of resetspinning, also inlined in findRunnable.
 // Executed by mp.
