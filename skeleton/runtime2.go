@@ -187,8 +187,8 @@ type p struct {
 	syscalltick atomicUint32
 	sysmontick  sysmontick // last ticks observed by sysmon (sysmon only)
 
-	m    atomic.Pointer[m] // back-link to the owning M (nil if idle or in a syscall)
-	oldm *m                // the last M to own this P, preferred when restarting it
+	m    atomicPointer[m] // back-link to the owning M (nil if idle or in a syscall); sysmon reads it
+	oldm *m               // the last M to own this P, preferred when restarting it
 
 	// The local run queue: a 256-slot ring, lock-free. runqhead is advanced
 	// by the owner (runqget) and by thieves (runqgrab), always with a CAS;
