@@ -36,7 +36,7 @@ func init() {
 			{Name: "TestL08OldMNotFirstIdle", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "a P with work gets its old M back even when that M is last on the idle list"},
 			{Name: "TestL08GrowMaskAndTrace", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
-				About: "idlepMask grows to (nprocs+31)/32 words and never shrinks; each call emits one EvResize with the new count"},
+				About: "idlepMask grows to (nprocs+31)/32 words and never shrinks; dead Ps revived past allp's capacity; each call emits one EvResize"},
 			{Name: "TestL08AllpWritesUnderLock", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "a reader holding allpLock, as sysmon's retake does, never sees allp or its slots change under it"},
 		},

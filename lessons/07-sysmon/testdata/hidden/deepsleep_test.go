@@ -462,3 +462,49 @@ func TestL07SysmonWakeReadsClock(t *testing.T) {
 	releaseOnce.Do(letGo)
 	l07finish(t, rt, 10*time.Second)
 }
+
+// TestL07SysmonLongIdle: with a G running on the only P and nothing to
+// retake or preempt, sysmon's back-off holds over hundreds of rounds: 20µs
+// ×51, then doubling, then 10ms every round.
+func TestL07SysmonLongIdle(t *testing.T) {
+	const rounds = 300
+	gate := make(chan struct{})
+	c := l07newDclock(func(n int, usec int64) {
+		if n == 1 {
+			<-gate // until the G runs, so that sysmon never finds every P idle
+		}
+	})
+	rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load})
+	var stop atomic.Bool
+	var closeGate sync.Once
+	defer l07close(t, rt)
+	defer stop.Store(true)
+	defer closeGate.Do(func() { close(gate) })
+	running := make(chan struct{})
+	rt.Go(func(g *G) {
+		close(running)
+		for !stop.Load() {
+		}
+	})
+	select {
+	case <-running:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("test setup: the G did not start within 10s")
+	}
+	closeGate.Do(func() { close(gate) })
+	if !l07await(20*time.Second, func() bool { return c.count() >= rounds }) {
+		t.Fatalf("a G has been running on the only P, and sysmon asked for only %d sleeps (Config.Usleep) in 20s; want %d: with nothing to do, sysmon keeps sleeping and looking%s",
+			c.count(), rounds, kitHint(l07))
+	}
+	want := make([]int64, rounds)
+	for i, d := 0, int64(20); i < rounds; i++ {
+		if i > 50 {
+			d = min(2*d, 10000)
+		}
+		want[i] = d
+	}
+	l07checkSleeps(t, c.all()[:rounds], want,
+		"With a G running on the only P and nothing to retake, the back-off holds however long sysmon stays idle: "+l07backoffRule+", and 10ms every round after that, until a retake or a wake-up resets idle.")
+	stop.Store(true)
+	l07finish(t, rt, 10*time.Second)
+}

@@ -189,16 +189,19 @@ func TestL08OldMNotFirstIdle(t *testing.T) {
 	l08invariants(t, sched, what)
 }
 
-// TestL08GrowMaskAndTrace grows from 2 Ps to 32, 33, 65 and back to 5:
-// idlepMask has one bit per P in whole 32-bit words, grown to
-// (nprocs+31)/32 words when it is too short; and each call emits one
-// EvResize event with the new count when a trace is set.
+// TestL08GrowMaskAndTrace grows from 2 Ps to 32, 33, 65, back to 5, and
+// then past allp's capacity: idlepMask has one bit per P in whole 32-bit
+// words, grown to (nprocs+31)/32 words when it is too short; a P that ever
+// existed is revived, never replaced, even when allp must be copied into a
+// bigger array; and each call emits one EvResize event with the new count
+// when a trace is set.
 func TestL08GrowMaskAndTrace(t *testing.T) {
 	sched := kitSched(2, Config{Debug: true})
 	var rec Recorder
 	sched.trace = rec.Record
 	maxWords := 1
-	for _, n := range []int32{32, 33, 65, 5, 64} {
+	everyP := slices.Clone(sched.allp) // every P ever made, by ID
+	for _, n := range []int32{32, 33, 65, 5, 64, 100} {
 		l08stopWorld(t, sched)
 		before := sched.gomaxprocs.Load()
 		seen := len(rec.Events())
@@ -208,6 +211,16 @@ func TestL08GrowMaskAndTrace(t *testing.T) {
 		if got := len(sched.idlepMask); got != maxWords {
 			t.Fatalf("%s, sched.idlepMask has %d words; want %d: one bit per P in 32-bit words, so (nprocs+31)/32 words, grown (copying the old bits) only when it is shorter than that, never shrunk%s",
 				what, got, maxWords, kitHint(l08))
+		}
+		for i, pp := range sched.allp {
+			if i < len(everyP) && pp != everyP[i] {
+				t.Fatalf("%s, allp[%d] is a new P, but P %d existed before (dead, beyond the old count): revive it. "+
+					"When allp must grow past its capacity, copy its whole backing array (sched.allp[:cap(sched.allp)]), dead Ps included, into the new one%s",
+					what, i, i, kitHint(l08))
+			}
+			if i >= len(everyP) {
+				everyP = append(everyP, pp)
+			}
 		}
 		all := make([]int32, n)
 		for i := range all {
