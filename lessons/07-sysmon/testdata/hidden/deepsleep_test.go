@@ -179,7 +179,7 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 			case 2:
 				s := sched.Load()
 				if len(l07events(&rec, EvSysmonSleep)) == 0 {
-					probs.add("with every P idle and a timer due in 5ms (fake clock), sysmon did not go into its deep sleep: it went on sleeping in rounds. "+
+					probs.add("with every P idle and a timer due in 5ms (fake clock), sysmon did not go into its deep sleep: it went on sleeping in rounds. " +
 						"The deep sleep is for when nothing can happen before the next timer: if timer0When is 0 or after now, sleep deeply (until it, at most)")
 				} else if s.sysmonwait.Load() {
 					probs.add("sysmon's deep sleep ended on its own (the timer's time came; nobody woke it), and sched.sysmonwait is still set: " +
