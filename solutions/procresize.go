@@ -19,6 +19,15 @@ package sched
 //
 // Mirrors procresize (proc.go:6030). sched.lock must be held, the world
 // stopped.
+//
+// Before it changes anything it checks (sched.assertLockHeld, which panics
+// in debug mode if sched.lock is free) and panics ("procresize: invalid
+// arg") if nprocs <= 0. sysmon does not stop with the world: its retake
+// reads allp under sched.allpLock, so change sched.allp, and store new Ps
+// in its slots, only while holding allpLock. idlepMask has one bit per P
+// in 32-bit words: grow it to (nprocs+31)/32 words when it is shorter
+// (never shrink it). If sched.trace is set, emit one
+// traceEvent(EvResize, 0, -1, -1, int64(nprocs)).
 func procresize(sched *schedt, nprocs int32) *p {
 	sched.assertLockHeld("procresize")
 	old := sched.gomaxprocs.Load()
@@ -119,6 +128,11 @@ func procresize(sched *schedt, nprocs int32) *p {
 // starts afresh.
 //
 // Mirrors (*p).init (proc.go:5906).
+//
+// pp ends _Pgcstop, with pp.id and pp.sched set, its bit in idlepMask
+// cleared, and exactly cheaprand{state: cfg.seed ^ (uint64(id)+1) *
+// 0x9e3779b97f4a7c15} as its random source, so that a Config.Seed gives
+// the same random choices as with the reference.
 func (pp *p) init(sched *schedt, id int32) {
 	pp.sched = sched
 	pp.id = id
@@ -133,7 +147,7 @@ func (pp *p) init(sched *schedt, id int32) {
 // of them all), its free Gs to the global free list. pp becomes _Pdead.
 //
 // Mirrors (*p).destroy (proc.go:5947). sched.lock must be held, the world
-// stopped.
+// stopped: check it first (sched.assertLockHeld), before touching pp.
 func (pp *p) destroy() {
 	sched := pp.sched
 	sched.assertLockHeld("destroy")

@@ -147,8 +147,9 @@ type m struct {
 	nextp *p // P handed over by startm/startTheWorld before waking this M
 	oldp  *p // the P that was attached before entersyscall
 
-	// curg is the G running on this M, or nil. sysmon reads it to preempt.
-	curg atomic.Pointer[g]
+	// curg is the G running on this M, or nil. sysmon reads it to preempt
+	// (a scheduling point: see atomics.go).
+	curg atomicPointer[g]
 
 	// spinning: the M is out of work and actively looking for it. Only the
 	// M itself reads and writes this; sched.nmspinning counts spinning Ms.
@@ -180,13 +181,14 @@ type p struct {
 	link   *p           // next P on sched.pidle (under sched.lock)
 
 	// schedtick is incremented on every scheduler call that does not inherit
-	// the time slice; syscalltick on every system call. sysmon reads both.
-	schedtick   atomic.Uint32
-	syscalltick atomic.Uint32
+	// the time slice; syscalltick on every system call. sysmon reads both,
+	// while the P's M moves them: scheduling points (see atomics.go).
+	schedtick   atomicUint32
+	syscalltick atomicUint32
 	sysmontick  sysmontick // last ticks observed by sysmon (sysmon only)
 
-	m    atomic.Pointer[m] // back-link to the owning M (nil if idle or in a syscall)
-	oldm *m                // the last M to own this P, preferred when restarting it
+	m    atomicPointer[m] // back-link to the owning M (nil if idle or in a syscall); sysmon reads it
+	oldm *m               // the last M to own this P, preferred when restarting it
 
 	// The local run queue: a 256-slot ring, lock-free. runqhead is advanced
 	// by the owner (runqget) and by thieves (runqgrab), always with a CAS;

@@ -24,6 +24,15 @@ const (
 // sysmon is the body of the sysmon M. It runs until Close.
 //
 // Mirrors sysmon (proc.go:6486). Runs without a P.
+//
+// The deep sleep (every P idle, or the world stopped) lasts until a
+// wake-up, the next timer (timer0When - now) or forcegcPeriodNS/2,
+// whichever comes first; while a timer is already due (0 < timer0When <=
+// now) there is none. If sched.trace is set, sysmon emits
+// traceEvent(EvSysmonSleep, 0, -1, mp.id, sleep) just before notetsleep,
+// with sysmonwait set and no lock held, sleep being that longest time
+// (ns). After it, sysmon clears sysmonwait and the note under sched.lock,
+// and reads the clock again.
 func sysmon(mp *m) {
 	sched := mp.sched
 	defer sched.mWG.Done()
@@ -102,6 +111,15 @@ func sysmon(mp *m) {
 // else would run new work); or the syscall has lasted 10ms.
 //
 // Mirrors retake (proc.go, Go 1.25). Executed by sysmon.
+//
+// allp may end in nil slots (procresize grows it before it stores the new
+// Ps): skip them. The P's M changes its status and ticks while retake
+// looks: read each once per look, and decide on what was read. Never wait
+// for sched.lock while holding allpLock (procresize takes them the other
+// way round). To take a P: incidlelocked(-1); the CAS; if won, count it,
+// bump pp.syscalltick by one, and only then handoffp(pp) (after which the
+// P is another M's); then incidlelocked(1). If sched.trace is set, emit
+// traceEvent(EvSysmonRetake, 0, pp.id, -1, 0) for each P taken.
 func retake(sched *schedt, now int64) uint32 {
 	n := 0
 	sched.allpLock.Lock()
@@ -173,6 +191,10 @@ func retake(sched *schedt, now int64) uint32 {
 // moved on, and a G that never reaches a safe point is never preempted.
 //
 // Mirrors preemptone (proc.go:6866).
+//
+// The P's M may change pp.m and m.curg meanwhile: read each once. If
+// sched.trace is set, emit traceEvent(EvSysmonPreempt, gp.goid, pp.id,
+// mp.id, 0) for the G asked.
 func preemptone(pp *p) bool {
 	mp := pp.m.Load()
 	if mp == nil {

@@ -24,7 +24,10 @@ func procresize(sched *schedt, nprocs int32) *p {
 	}
 	for id := old; id < nprocs; id++ {
 		if sched.allp[id] == nil {
-			sched.allp[id] = new(p)
+			pp := new(p)
+			sched.allpLock.Lock() // sysmon's retake reads allp under it
+			sched.allp[id] = pp
+			sched.allpLock.Unlock()
 		}
 		sched.allp[id].init(sched, id)
 	}

@@ -1,0 +1,510 @@
+package sched
+
+// Hidden tests of lesson 07-sysmon: sysmon's deep sleep with timers, and
+// what it does when it wakes, on a Runtime whose clock is injected. Each
+// was written against machine-made mutants of the reference (kata verify
+// --mutate 07) that passed every other test.
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// l07dclock is an injected clock: sysmon's sleeps (Config.Usleep, from the
+// goroutine that calls it first: sysmon, which starts before any G) are
+// recorded and move the fake Config.Nanotime forward; then hook, if set,
+// runs on sysmon's goroutine, with sysmon inside that sleep. Each sleep
+// also sleeps for real (at most 200µs), so that sysmon never spins.
+type l07dclock struct {
+	now    atomic.Int64
+	mu     sync.Mutex
+	sysmon uint64
+	sleeps []int64
+	hook   func(n int, usec int64)
+}
+
+func l07newDclock(hook func(n int, usec int64)) *l07dclock {
+	c := &l07dclock{hook: hook}
+	c.now.Store(int64(time.Second))
+	return c
+}
+
+func (c *l07dclock) usleep(usec int64) {
+	id := kitGoid()
+	c.mu.Lock()
+	if c.sysmon == 0 {
+		c.sysmon = id
+	}
+	mine := c.sysmon == id
+	n := 0
+	if mine {
+		c.sleeps = append(c.sleeps, usec)
+		n = len(c.sleeps)
+	}
+	c.mu.Unlock()
+	if mine {
+		c.now.Add(usec * 1000)
+		if c.hook != nil {
+			c.hook(n, usec)
+		}
+	}
+	time.Sleep(time.Duration(min(max(usec, 1), 200)) * time.Microsecond)
+}
+
+func (c *l07dclock) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.sleeps)
+}
+
+func (c *l07dclock) all() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]int64(nil), c.sleeps...)
+}
+
+// l07await polls cond every 100µs for up to limit.
+func l07await(limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return true
+}
+
+// l07problems collects what a hook on sysmon's goroutine found wrong.
+type l07problems struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *l07problems) add(format string, args ...any) {
+	p.mu.Lock()
+	p.list = append(p.list, fmt.Sprintf(format, args...))
+	p.mu.Unlock()
+}
+
+func (p *l07problems) first() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.list) == 0 {
+		return ""
+	}
+	return p.list[0]
+}
+
+// l07close closes rt in the background, failing the test if that takes
+// over 10s.
+func l07close(t *testing.T, rt *Runtime) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { rt.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("Runtime.Close did not return within 10s: is sysmon asleep where Close cannot wake it?%s", kitHint(l07))
+	}
+}
+
+// TestL07SysmonDeepSleepTimer: with every P idle, sysmon sleeps deeply for
+// at most forcegcPeriodNS/2 (60s), or until the next timer; when a timer
+// is already due, it does not sleep deeply at all. Each deep sleep emits
+// EvSysmonSleep with its length, and after one that ends on its own,
+// sysmonwait is clear again.
+func TestL07SysmonDeepSleepTimer(t *testing.T) {
+	const half = int64(forcegcPeriodNS / 2)
+
+	t.Run("no_timer", func(t *testing.T) {
+		c := l07newDclock(nil)
+		var rec Recorder
+		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: rec.Record})
+		defer l07close(t, rt)
+		if !l07await(10*time.Second, func() bool { return len(l07events(&rec, EvSysmonSleep)) > 0 }) {
+			t.Fatalf("with no G at all (every P idle) and a trace set, sysmon emitted no EvSysmonSleep in 10s (it asked for %d sleeps; sysmonwait = %v). "+
+				"Before its deep sleep, sysmon emits sched.traceEvent(EvSysmonSleep, 0, -1, mp.id, sleep), sleep being the longest it will sleep (ns)%s",
+				c.count(), rt.sched.sysmonwait.Load(), kitHint(l07))
+		}
+		ev := l07events(&rec, EvSysmonSleep)[0]
+		if ev.G != 0 || ev.P != -1 || ev.M < 0 || ev.Arg != half {
+			t.Fatalf("with every P idle and no timer, sysmon's deep sleep emitted %v (G %d, P %d, M %d, Arg %d); want no G, no P, sysmon's M and Arg %d: "+
+				"the deep sleep lasts at most forcegcPeriodNS/2 (60s) when no timer is set (timer0When == 0)%s",
+				ev, ev.G, ev.P, ev.M, ev.Arg, half, kitHint(l07))
+		}
+	})
+
+	t.Run("close_before_sleeping", func(t *testing.T) {
+		gate := make(chan struct{})
+		c := l07newDclock(func(n int, usec int64) {
+			if n == 1 {
+				<-gate
+			}
+		})
+		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load})
+		closed := make(chan struct{})
+		go func() { rt.Close(); close(closed) }()
+		if !l07await(10*time.Second, rt.sched.closing.Load) {
+			close(gate)
+			t.Fatalf("test setup: Close did not begin within 10s")
+		}
+		close(gate) // sysmon comes out of its first sleep, every P idle, Close begun
+		select {
+		case <-closed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Close began while sysmon was in its first sleep (every P idle), and Close did not return within 10s: when sysmon finds sched.closing as it is about to sleep deeply, it must return%s", kitHint(l07))
+		}
+		if !rt.sched.lock.TryLock() {
+			t.Fatalf("Close began while sysmon was in its first sleep (every P idle); Close returned, and sched.lock is still held: "+
+				"sysmon found sched.closing under sched.lock and returned without unlocking it%s", kitHint(l07))
+		}
+		rt.sched.lock.Unlock()
+	})
+
+	t.Run("timer_in_5ms", func(t *testing.T) {
+		var probs l07problems
+		gate, second := make(chan struct{}), make(chan struct{})
+		var sched atomic.Pointer[schedt]
+		var rec Recorder
+		var when atomic.Int64
+		var c *l07dclock
+		c = l07newDclock(func(n int, usec int64) {
+			switch n {
+			case 1:
+				<-gate // until the G sleeps on its timer
+			case 2:
+				s := sched.Load()
+				if len(l07events(&rec, EvSysmonSleep)) == 0 {
+					probs.add("with every P idle and a timer due in 5ms (fake clock), sysmon did not go into its deep sleep: it went on sleeping in rounds. " +
+						"The deep sleep is for when nothing can happen before the next timer: if timer0When is 0 or after now, sleep deeply (until it, at most)")
+				} else if s.sysmonwait.Load() {
+					probs.add("sysmon's deep sleep ended on its own (the timer's time came; nobody woke it), and sched.sysmonwait is still set: " +
+						"after notetsleep returns, clear sysmonwait (under sched.lock) and noteclear the note, whether it was woken or not; otherwise the next syscall wakes a sysmon that is not asleep")
+				}
+				c.now.Store(when.Load() + int64(time.Millisecond)) // the timer is due: let the G finish
+				close(second)
+			}
+		})
+		// The clock starts at 1h: both next - now (5ms) and next + now are
+		// then far from 60s on either side.
+		c.now.Store(int64(time.Hour))
+		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: rec.Record})
+		sched.Store(rt.sched)
+		var closeGate sync.Once
+		defer l07close(t, rt)
+		defer closeGate.Do(func() { close(gate) }) // before Close: sysmon may wait on it
+		rt.Go(func(g *G) {
+			when.Store(c.now.Load() + int64(5*time.Millisecond))
+			g.Sleep(5 * time.Millisecond)
+		})
+		if !l07await(10*time.Second, func() bool { return rt.sched.timer0When.Load() != 0 && rt.sched.npidle.Load() == 1 }) {
+			t.Fatalf("test setup: the G did not sleep on its timer within 10s")
+		}
+		closeGate.Do(func() { close(gate) })
+		if !l07await(10*time.Second, func() bool { return len(l07events(&rec, EvSysmonSleep)) > 0 || c.count() >= 2 }) {
+			t.Fatalf("with every P idle and a timer due in 5ms, sysmon neither slept deeply (no EvSysmonSleep) nor came back for another round within 10s%s", kitHint(l07))
+		}
+		if evs := l07events(&rec, EvSysmonSleep); len(evs) > 0 {
+			ev := evs[0]
+			if want := when.Load() - ev.When; ev.Arg != want {
+				t.Fatalf("with every P idle and the next timer due in %v (fake clock), sysmon's deep sleep was for %v (EvSysmonSleep's Arg); want %v: "+
+					"sleep until the next timer (timer0When - now) when that is sooner than forcegcPeriodNS/2, so that the timer is not late%s",
+					time.Duration(want), time.Duration(ev.Arg), time.Duration(want), kitHint(l07))
+			}
+		}
+		select {
+		case <-second:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("sysmon slept deeply with a timer due in 5ms, and did not come back within 10s (real time): a deep sleep lasts until the next timer at most (notetsleep for timer0When - now)%s", kitHint(l07))
+		}
+		if p := probs.first(); p != "" {
+			t.Fatalf("%s%s", p, kitHint(l07))
+		}
+		l07finish(t, rt, 10*time.Second)
+	})
+
+	t.Run("late_wake", func(t *testing.T) {
+		// sysmon sleeps deeply until a timer 20ms away; another thread takes
+		// sched.lock while it sleeps, and holds it until sysmon has timed
+		// out and waits for the lock; then, as a G entering a syscall would,
+		// it sees sysmonwait, clears it and wakes the note: a wake-up that
+		// comes after the sleep ended. noteclear must drop it, or the next
+		// deep sleep ends at once.
+		gate := make(chan struct{})
+		var sched atomic.Pointer[schedt]
+		var when atomic.Int64
+		var judged atomic.Bool
+		var helper sync.WaitGroup
+		var c *l07dclock
+		c = l07newDclock(func(n int, usec int64) {
+			switch n {
+			case 1:
+				<-gate
+			case 2:
+				c.now.Store(when.Load() + int64(time.Millisecond)) // the timer is due: let the G finish
+			}
+		})
+		var rec Recorder
+		var once sync.Once
+		trace := func(ev Event) {
+			rec.Record(ev)
+			if ev.Kind != EvSysmonSleep {
+				return
+			}
+			once.Do(func() {
+				helper.Add(1)
+				go func() {
+					defer helper.Done()
+					s := sched.Load()
+					s.lock.Lock()
+					defer s.lock.Unlock()
+					if !s.sysmonwait.Load() {
+						return // sysmon was quicker: nothing to judge
+					}
+					time.Sleep(200 * time.Millisecond) // sysmon times out, and waits for the lock
+					if s.sysmonwait.Load() {
+						s.sysmonwait.Store(false)
+						notewakeup(&s.sysmonnote)
+						judged.Store(true)
+					}
+				}()
+			})
+		}
+		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: trace})
+		sched.Store(rt.sched)
+		var closeGate sync.Once
+		defer l07close(t, rt)
+		defer closeGate.Do(func() { close(gate) })
+		rt.Go(func(g *G) {
+			when.Store(c.now.Load() + int64(20*time.Millisecond))
+			g.Sleep(20 * time.Millisecond)
+		})
+		if !l07await(10*time.Second, func() bool { return rt.sched.timer0When.Load() != 0 && rt.sched.npidle.Load() == 1 }) {
+			t.Fatalf("test setup: the G did not sleep on its timer within 10s")
+		}
+		closeGate.Do(func() { close(gate) })
+		waited := make(chan error, 1)
+		go func() { waited <- rt.Wait() }()
+		select {
+		case err := <-waited:
+			if err != nil {
+				t.Fatalf("Runtime.Wait: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the G sleeping 20ms (fake clock) did not finish within 10s%s", kitHint(l07))
+		}
+		helper.Wait()
+		if !l07await(10*time.Second, func() bool { return len(l07events(&rec, EvSysmonSleep)) >= 2 }) {
+			t.Fatalf("after its G finished, every P idle and no timer left, sysmon did not go back into its deep sleep within 10s (EvSysmonSleep events: %d)%s",
+				len(l07events(&rec, EvSysmonSleep)), kitHint(l07))
+		}
+		time.Sleep(100 * time.Millisecond)
+		if evs := l07events(&rec, EvSysmonSleep); judged.Load() && len(evs) != 2 {
+			t.Fatalf("sysmon's deep sleep ended on its own (a timer's time came), and a wake-up arrived while sysmon waited for sched.lock to clear sysmonwait. "+
+				"Later, every P idle and no timer left, its next deep sleep ended at once: %d deep sleeps, want 2 (the wake-up was left in sched.sysmonnote). "+
+				"After notetsleep returns, woken or not, noteclear(&sched.sysmonnote) under sched.lock%s", len(evs), kitHint(l07))
+		}
+	})
+
+	t.Run("timer_due_now", func(t *testing.T) {
+		var probs l07problems
+		gate, second := make(chan struct{}), make(chan struct{})
+		var sched atomic.Pointer[schedt]
+		var rec Recorder
+		var c *l07dclock
+		c = l07newDclock(func(n int, usec int64) {
+			switch n {
+			case 1:
+				<-gate
+				c.now.Store(sched.Load().timer0When.Load()) // the timer is due now, exactly
+			case 2:
+				if evs := l07events(&rec, EvSysmonSleep); len(evs) > 0 {
+					probs.add("a timer was due (timer0When == now, exactly) while every P was idle, and sysmon went into its deep sleep (EvSysmonSleep for %v). "+
+						"A due timer means work is about to arrive: sleep deeply only if no timer is set or the next is after now (timer0When == 0 || timer0When > now)", time.Duration(evs[0].Arg))
+				}
+				close(second)
+			}
+		})
+		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: rec.Record})
+		sched.Store(rt.sched)
+		var closeGate sync.Once
+		defer l07close(t, rt)
+		defer closeGate.Do(func() { close(gate) }) // before Close: sysmon may wait on it
+		rt.Go(func(g *G) { g.Sleep(5 * time.Millisecond) })
+		if !l07await(10*time.Second, func() bool { return rt.sched.timer0When.Load() != 0 && rt.sched.npidle.Load() == 1 }) {
+			t.Fatalf("test setup: the G did not sleep on its timer within 10s")
+		}
+		closeGate.Do(func() { close(gate) })
+		select {
+		case <-second:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("a timer was due (timer0When == now) while every P was idle, and sysmon did not come back for another round within 10s: it slept deeply instead of going on (timer0When == 0 || timer0When > now is the condition to sleep deeply)%s", kitHint(l07))
+		}
+		if p := probs.first(); p != "" {
+			t.Fatalf("%s%s", p, kitHint(l07))
+		}
+		l07finish(t, rt, 10*time.Second)
+	})
+}
+
+// TestL07SysmonWakeReadsClock: every P idle, sysmon goes into its deep
+// sleep (held, by the trace, just before notetsleep), and the clock moves
+// on 1s; a G is started (which wakes sysmon) and enters a syscall with
+// nothing queued, the other P idle. sysmon must judge the syscall and the
+// G's time slice by the clock as it is after the sleep: the P stays 10ms
+// (fake) in its syscall before it is taken. And the wake starts the
+// back-off over: idle = 0.
+func TestL07SysmonWakeReadsClock(t *testing.T) {
+	var probs l07problems
+	var sched atomic.Pointer[schedt]
+	var released atomic.Bool
+	var syscallP atomic.Pointer[p]
+	var asleep atomic.Int64 // sleeps asked for before the deep sleep; -1 until known
+	var woke atomic.Int64   // the fake time when sysmon woke
+	asleep.Store(-1)
+	var c *l07dclock
+	c = l07newDclock(func(n int, usec int64) {
+		s := sched.Load()
+		if s == nil || released.Load() || asleep.Load() < 0 {
+			return
+		}
+		if int64(n) == asleep.Load()+1 {
+			// The first sleep after the wake: the clock stood still since.
+			woke.Store(c.now.Load() - usec*1000)
+		}
+		pp := syscallP.Load()
+		if d := c.now.Load() - woke.Load(); pp.status.Load() != _Psyscall && d < int64(9*time.Millisecond) {
+			probs.add("P %d was taken from its syscall %v (fake clock) after sysmon woke, with nothing queued and the other P idle: "+
+				"neither the syscall nor the time slice of its G had lasted 10ms. The clock moved on 1s while sysmon slept deeply: "+
+				"after the deep sleep, read the clock again (now = cfg.nanotime()) before retake; the time read before the sleep is stale",
+				pp.id, time.Duration(d))
+		}
+	})
+	sleeping, proceed := make(chan struct{}), make(chan struct{})
+	var once, proceedOnce sync.Once
+	trace := func(ev Event) {
+		if ev.Kind == EvSysmonSleep {
+			once.Do(func() {
+				close(sleeping)
+				<-proceed // hold sysmon just before its deep sleep
+			})
+		}
+	}
+	// ForcePreempt is the default, 10ms: a slice recorded at a stale time
+	// would be over at once too.
+	rt := New(Config{Procs: 2, Usleep: c.usleep, Nanotime: c.now.Load, Trace: trace})
+	sched.Store(rt.sched)
+	defer l07close(t, rt)
+	defer proceedOnce.Do(func() { close(proceed) })
+	select {
+	case <-sleeping:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("with no G at all (every P idle) and a trace set, sysmon emitted no EvSysmonSleep within 10s: "+
+			"just before its deep sleep (sysmonwait set, sched.lock released), it emits sched.traceEvent(EvSysmonSleep, 0, -1, mp.id, sleep)%s", kitHint(l07))
+	}
+	// The Ps have made syscalls before, so that sysmon's first look at the
+	// coming one is a first sighting (a tick of 0 would match its record).
+	for _, pp := range rt.sched.allp {
+		pp.syscalltick.Store(1)
+	}
+	asleep.Store(int64(c.count()))
+	c.now.Add(int64(time.Second)) // time passes while sysmon sleeps
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	letGo := func() { released.Store(true); close(release) }
+	defer releaseOnce.Do(letGo)
+	rt.Go(func(g *G) { // wakes sysmon (sysmonwait is set)
+		g.Syscall(func() {
+			close(entered)
+			<-release
+		})
+	})
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("test setup: the G did not enter its syscall within 10s")
+	}
+	for _, pp := range rt.sched.allp {
+		if pp.status.Load() == _Psyscall {
+			syscallP.Store(pp)
+		}
+	}
+	if syscallP.Load() == nil {
+		t.Fatalf("test setup: the G is in its syscall, but no P is _Psyscall")
+	}
+	proceedOnce.Do(func() { close(proceed) }) // sysmon sleeps, and wakes at once
+	taken := func() bool { return syscallP.Load().status.Load() != _Psyscall }
+	if !l07await(10*time.Second, func() bool { return taken() || probs.first() != "" }) {
+		t.Fatalf("a G has been in a syscall for 10s (real time; sysmon asked for %d sleeps since it woke), nothing queued, the other P idle, and sysmon never took its P: take it once the syscall has lasted 10ms (fake clock)%s",
+			c.count()-int(asleep.Load()), kitHint(l07))
+	}
+	if p := probs.first(); p != "" {
+		t.Fatalf("%s%s", p, kitHint(l07))
+	}
+	s := c.all()[asleep.Load():]
+	want := make([]int64, 51)
+	for i := range want {
+		want[i] = 20
+	}
+	want[50] = 40
+	for i := range want {
+		if i >= len(s) || s[i] != want[i] {
+			t.Fatalf("after a wake-up ended sysmon's deep sleep, its sleeps (µs) were %s; want %s first. The wake starts the back-off over: idle = 0 and the sleep back to 20µs. "+
+				"That round's retake takes nothing (a first sighting), so idle is 1 at the next sleep; the sleep doubles once idle > 50%s",
+				l07fmtSleeps(s), l07fmtSleeps(want), kitHint(l07))
+		}
+	}
+	releaseOnce.Do(letGo)
+	l07finish(t, rt, 10*time.Second)
+}
+
+// TestL07SysmonLongIdle: with a G running on the only P and nothing to
+// retake or preempt, sysmon's back-off holds over hundreds of rounds: 20µs
+// ×51, then doubling, then 10ms every round.
+func TestL07SysmonLongIdle(t *testing.T) {
+	const rounds = 300
+	gate := make(chan struct{})
+	c := l07newDclock(func(n int, usec int64) {
+		if n == 1 {
+			<-gate // until the G runs, so that sysmon never finds every P idle
+		}
+	})
+	rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load})
+	var stop atomic.Bool
+	var closeGate sync.Once
+	defer l07close(t, rt)
+	defer stop.Store(true)
+	defer closeGate.Do(func() { close(gate) })
+	running := make(chan struct{})
+	rt.Go(func(g *G) {
+		close(running)
+		for !stop.Load() {
+		}
+	})
+	select {
+	case <-running:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("test setup: the G did not start within 10s")
+	}
+	closeGate.Do(func() { close(gate) })
+	if !l07await(20*time.Second, func() bool { return c.count() >= rounds }) {
+		t.Fatalf("a G has been running on the only P, and sysmon asked for only %d sleeps (Config.Usleep) in 20s; want %d: with nothing to do, sysmon keeps sleeping and looking%s",
+			c.count(), rounds, kitHint(l07))
+	}
+	want := make([]int64, rounds)
+	for i, d := 0, int64(20); i < rounds; i++ {
+		if i > 50 {
+			d = min(2*d, 10000)
+		}
+		want[i] = d
+	}
+	l07checkSleeps(t, c.all()[:rounds], want,
+		"With a G running on the only P and nothing to retake, the back-off holds however long sysmon stays idle: "+l07backoffRule+", and 10ms every round after that, until a retake or a wake-up resets idle.")
+	stop.Store(true)
+	l07finish(t, rt, 10*time.Second)
+}
