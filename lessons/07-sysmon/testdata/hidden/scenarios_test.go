@@ -127,7 +127,7 @@ func TestL07RetakeLockOrder(t *testing.T) {
 		go func() { // as procresize: hold sched.lock, then want allpLock
 			defer helpers.Done()
 			defer sched.lock.Unlock()
-			time.Sleep(20 * time.Millisecond) // let retake run on until it needs sched.lock
+			time.Sleep(5 * time.Millisecond) // let retake run on until it needs sched.lock
 			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(100 * time.Microsecond) {
 				if sched.allpLock.TryLock() {
 					sched.allpLock.Unlock()
