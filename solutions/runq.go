@@ -41,6 +41,9 @@ func runqputtail(pp *p, gp *g) {
 // one batch, so the next 128 puts are cheap again and other Ps can find the
 // work without stealing. It returns false, having moved nothing, if the CAS
 // of the head fails (a consumer got there first: the ring is no longer full).
+// With RandomizeScheduler (pp.sched.cfg.randomizeScheduler) the batch, gp
+// included, is shuffled uniformly (Fisher-Yates with pp.rand) before it
+// goes, as the runtime does under the race detector.
 //
 // Mirrors runqputslow (proc.go:7524). Executed only by the owner P.
 func runqputslow(pp *p, gp *g, h, t uint32) bool {
@@ -79,7 +82,8 @@ func runqputslow(pp *p, gp *g, h, t uint32) bool {
 }
 
 // runqputbatch puts as many Gs of q as fit on pp's ring. What does not fit
-// is left in q for the caller to put on the global queue.
+// is left in q for the caller to put on the global queue. With
+// RandomizeScheduler the Gs put are shuffled uniformly among themselves.
 //
 // Mirrors runqputbatch (proc.go:7565). Executed only by the owner P.
 func runqputbatch(pp *p, q *gQueue) {
@@ -164,7 +168,9 @@ func runqdrain(pp *p) (drainQ gQueue) {
 // runqgrab takes the older half of pp's ring (n - n/2 of n Gs, from the
 // head) and stores them in batch, a ring of the same size, starting at
 // batchHead. It returns the number taken. If the ring is empty and
-// stealRunNextG is set, it tries runnext instead (runqgrabnext).
+// stealRunNextG is set, it tries runnext instead (runqgrabnext). It writes
+// at most len(batch)/2 slots from batchHead on: the rest of batch is the
+// thief's own queue.
 //
 // Mirrors runqgrab (proc.go:7662). Can be executed by any P.
 func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
@@ -201,7 +207,9 @@ func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNe
 }
 
 // runqsteal steals half of the Gs from p2's run queue into pp's and returns
-// one of them to run, or nil if there was nothing to steal.
+// one of them to run, or nil if there was nothing to steal. If the Gs to
+// queue do not fit after those pp holds, it panics (the runtime throws
+// "runqsteal: runq overflow") rather than overwrite a queued G.
 //
 // Mirrors runqsteal (proc.go:7730). Executed by pp's owner; p2 is any other P.
 func runqsteal(pp, p2 *p, stealRunNextG bool) *g {
