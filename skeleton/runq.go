@@ -33,6 +33,8 @@ func runqputtail(pp *p, gp *g) {
 // the head and tail the caller read. It returns false, having moved nothing
 // and queued nothing, if the CAS of the head from h fails (a consumer got
 // there first: the ring is no longer full).
+// With RandomizeScheduler the shuffle is uniform (Fisher-Yates with
+// pp.rand), gp included.
 //
 // Mirrors runqputslow (proc.go:7524). Executed only by the owner P.
 func runqputslow(pp *p, gp *g, h, t uint32) bool {
@@ -46,6 +48,7 @@ func runqputslow(pp *p, gp *g, h, t uint32) bool {
 // order, unless RandomizeScheduler is set: then they are shuffled, as the
 // runtime does under -race. What does not fit is left in q, in order, for
 // the caller to put on the global queue.
+// With RandomizeScheduler the shuffle is uniform among the Gs put.
 //
 // Mirrors runqputbatch (proc.go:7565). Executed only by the owner P.
 func runqputbatch(pp *p, q *gQueue) {
@@ -81,6 +84,8 @@ func runqdrain(pp *p) (drainQ gQueue) {
 // stealRunNextG is set, it tries runnext instead (runqgrabnext); if that
 // says retry (runnext changed meanwhile, maybe kicked onto the ring), it
 // reads the ring again.
+// It writes at most len(batch)/2 slots from batchHead on: the rest of
+// batch is the thief's own queue.
 //
 // Mirrors runqgrab (proc.go:7662). Can be executed by any P.
 func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
@@ -98,6 +103,9 @@ func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNe
 // tail moves. Keeping the G in the last of them, slot t+n-1, leaves the
 // others in t..t+n-2 already in place: one store of the tail (t+n-1)
 // publishes them all, and nothing has to move.
+// If the Gs to queue do not fit after those pp holds, it panics (the
+// runtime throws "runqsteal: runq overflow") rather than overwrite a
+// queued G.
 //
 // Mirrors runqsteal (proc.go:7730). Executed by pp's owner; p2 is any other P.
 func runqsteal(pp, p2 *p, stealRunNextG bool) *g {

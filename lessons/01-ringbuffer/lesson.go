@@ -36,6 +36,18 @@ func init() {
 				About: "an owner and three thieves on real threads: every G comes out exactly once"},
 			{Name: "TestL01InScheduler", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the whole scheduler on 4 Ps runs 3000 Gs, each exactly once"},
+			{Name: "TestL01DrainEdges", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqdrain of a ring whose head is not 0, of exactly one G, and of a full ring"},
+			{Name: "TestL01SlowPathLocks", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqputslow puts its batch on the global queue under sched.lock (checked with Config{Debug: true})"},
+			{Name: "TestL01StealIntoBusyThief", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "a thief's own queued Gs survive a steal; when the stolen Gs cannot fit, runqsteal panics"},
+			{Name: "TestL01GrabRetry", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
+				About: "runqgrab reads the ring again when runqgrabnext says retry"},
+			{Name: "TestL01Randomized", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
+				About: "with RandomizeScheduler, runqputslow and runqputbatch shuffle their batch uniformly, each G once"},
+			{Name: "TestL01StealInterleavings", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "a controlled scheduler races a thief against the owner: runnext only from an empty ring, inconsistent reads retried before anything is copied"},
 		},
 	}))
 }

@@ -39,6 +39,8 @@ func init() {
 				About: "a G left in the runnext of a P that never yields is stolen and run by another P"},
 			{Name: "TestL02Stress", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "ping-pong pairs and spawn chains on 4 Ps, randomized: every message arrives, every G runs exactly once"},
+			{Name: "TestL02Interleavings", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "the owner and a thief race for runnext one atomic operation at a time (a controlled scheduler): every G once, a put with next=true lands in runnext, runqempty never lies"},
 		},
 	}))
 }

@@ -3,7 +3,9 @@ package sched
 import "sync/atomic"
 
 // An alternative ring: a power-of-two mask instead of modulo, helpers for
-// the slot arithmetic, and counted loops instead of for-ever loops.
+// the slot arithmetic, counted loops instead of for-ever loops, and
+// runqputbatch shuffling a slice before it stores (Durstenfeld's order,
+// from the end) rather than swapping slots.
 
 const ringMask = uint32(len(p{}.runq) - 1)
 
@@ -56,8 +58,19 @@ func runqputslow(pp *p, gp *g, h, t uint32) bool {
 
 func runqputbatch(pp *p, q *gQueue) {
 	head, tail := pp.runqhead.Load(), pp.runqtail.Load()
-	for tail-head <= ringMask && !q.empty() {
-		slot(pp, tail).Store(q.pop())
+	var fit []*g
+	for tail-head+uint32(len(fit)) <= ringMask && !q.empty() {
+		fit = append(fit, q.pop())
+	}
+	if pp.sched.cfg.randomizeScheduler {
+		// Durstenfeld's shuffle, from the end, before the Gs are stored.
+		for i := len(fit) - 1; i > 0; i-- {
+			j := int(pp.rand.n(uint32(i + 1)))
+			fit[i], fit[j] = fit[j], fit[i]
+		}
+	}
+	for _, gp := range fit {
+		slot(pp, tail).Store(gp)
 		tail++
 	}
 	pp.runqtail.Store(tail)
