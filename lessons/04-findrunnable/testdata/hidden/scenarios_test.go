@@ -399,13 +399,13 @@ func TestL04ParkAndWake(t *testing.T) {
 		if !stopped {
 			t.Fatalf("%s: findRunnable returned %s (parked=%v) without stopping for stop-the-world: when sched.gcwaiting is set, call gcstopm(mp), which parks the M until the world restarts"+kitHint(l04), setup, kitID(r.gp), r.parked)
 		}
-		want := int64(7)
+		want, ring := int64(7), "G 7, G 8"
 		if late {
-			want = 8
+			want, ring = 8, "G 8"
 		}
 		if r.parked || r.gp == nil || r.gp.goid != want {
-			t.Fatalf("%s: the world restarted and P0 came back to this M with G %d on its ring (and G 8 added); findRunnable returned %s (parked=%v), want G %d: after gcstopm returns with a P, start over (nil only if it left you without a P: closing)"+kitHint(l04),
-				setup, want, kitID(r.gp), r.parked, want)
+			t.Fatalf("%s: the world restarted and P0 came back to this M with %s on its ring; findRunnable returned %s (parked=%v), want G %d: after gcstopm returns with a P, start over (nil only if it left you without a P: closing)"+kitHint(l04),
+				setup, ring, kitID(r.gp), r.parked, want)
 		}
 	}
 
