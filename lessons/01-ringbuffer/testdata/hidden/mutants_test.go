@@ -112,7 +112,7 @@ func TestL01DrainEdges(t *testing.T) {
 		looped, panicked := l01mBounded(100000, func() { q = runqdrain(pp) })
 		switch {
 		case looped:
-			t.Fatalf("runqdrain of %s never returned (100000 loads and CASes of the head and tail): does it take a consistent h and t for an inconsistent read? A ring holds up to 256 = len(pp.runq) Gs; only more than that means h and t were read at different moments"+kitHint(l01), what)
+			t.Fatalf("runqdrain of %s never returned (100000 loads and CASes of the head and tail): does it mistake a full ring for an inconsistent read of h and t? A ring holds up to 256 = len(pp.runq) Gs; only more than that means h and t were read at different moments"+kitHint(l01), what)
 		case panicked != nil:
 			t.Fatalf("runqdrain of %s panicked: %v", what, panicked)
 		}
@@ -250,7 +250,8 @@ func TestL01GrabRetry(t *testing.T) {
 // runqputslow and runqputbatch move are shuffled, as the runtime does under
 // the race detector: a uniform shuffle (Fisher-Yates with pp.rand) of
 // exactly the Gs moved. The statistics below fail a uniform shuffle with
-// probability under 1e-9; they catch a loop that skips the first or the
+// probability about 4e-9 (whatever order it draws its random numbers in:
+// the reference passes for its fixed seeds); they catch a loop that skips the first or the
 // last element, draws j from [0, i) (Sattolo's algorithm: only cycles) or
 // beyond i, or does not shuffle.
 func TestL01Randomized(t *testing.T) {
@@ -384,8 +385,8 @@ var l01mScenarios = []l01mScenario{
 		// before it takes), so the thief must not take runnext: a thief
 		// that reads the head again after the tail can see h == t.
 		name:  "a thief steals (runnext too) while the owner, who always keeps a G on its ring, puts and takes",
-		gs:    5,
-		steps: 30,
+		gs:    3,
+		steps: 8,
 		setup: func(owner, thief *p, gs, own []*g) {
 			runqputtail(owner, gs[0])
 			owner.runnext.Store(gs[1])
@@ -414,7 +415,7 @@ var l01mScenarios = []l01mScenario{
 		name:  "a thief holding 128 Gs steals from a full ring while the owner takes and puts",
 		gs:    258,
 		own:   128,
-		steps: 30,
+		steps: 8,
 		setup: func(owner, thief *p, gs, own []*g) {
 			for _, gp := range gs[:256] {
 				runqputtail(owner, gp)
@@ -439,14 +440,16 @@ var l01mScenarios = []l01mScenario{
 // controlled scheduler (see TestL01Interleavings): the thief's judgement
 // that a ring is empty, and its reads of h and t far apart.
 func TestL01StealInterleavings(t *testing.T) {
-	seeds := uint64(200)
+	seeds := uint64(100)
 	if testing.Short() {
-		seeds = 40
+		seeds = 25
 	}
 	for _, sc := range l01mScenarios {
+		// The same Gs serve every run: the rings only move pointers.
+		gs, own := kitGs(nil, 1, sc.gs), kitGs(nil, 1001, sc.own)
 		for depth := 1; depth <= 3; depth++ {
 			for seed := uint64(1); seed <= seeds; seed++ {
-				if msg := l01mRunScenario(sc, seed, depth); msg != "" {
+				if msg := l01mRunScenario(sc, gs, own, seed, depth); msg != "" {
 					t.Fatalf("%s, in the interleaving of seed %d (depth %d): %s%s", sc.name, seed, depth, msg, kitHint(l01))
 				}
 			}
@@ -455,18 +458,17 @@ func TestL01StealInterleavings(t *testing.T) {
 }
 
 // l01mRunScenario runs sc once and says what went wrong, or "".
-func l01mRunScenario(sc l01mScenario, seed uint64, depth int) string {
+func l01mRunScenario(sc l01mScenario, gs, own []*g, seed uint64, depth int) string {
 	sched := kitSched(2, Config{})
 	owner, thief := sched.allp[0], sched.allp[1]
-	gs, own := kitGs(sched, 1, sc.gs), kitGs(sched, 1001, sc.own)
 	sc.setup(owner, thief, gs, own)
-	who := map[*g][]string{}
-	var log []string
+	who := make(map[*g][]string, len(gs)+len(own))
+	var log []string // what the threads took, in order
 	took := func(gp *g, by string) {
 		if gp != nil {
 			who[gp] = append(who[gp], by)
 			if len(log) < 20 {
-				log = append(log, fmt.Sprintf("%s took %s", by, kitID(gp)))
+				log = append(log, by+" took "+kitID(gp))
 			}
 		}
 	}
@@ -477,9 +479,13 @@ func l01mRunScenario(sc l01mScenario, seed uint64, depth int) string {
 		return err.Error()
 	}
 	for _, pp := range []*p{owner, thief} {
-		took(pp.runnext.Swap(nil), fmt.Sprintf("P%d's runnext afterwards", pp.id))
+		where := "the owner's"
+		if pp == thief {
+			where = "the thief's"
+		}
+		took(pp.runnext.Swap(nil), where+" runnext afterwards")
 		for _, gp := range l01mRing(pp) {
-			took(gp, fmt.Sprintf("P%d's ring afterwards", pp.id))
+			took(gp, where+" ring afterwards")
 		}
 	}
 	for gp := sched.runq.pop(); gp != nil; gp = sched.runq.pop() {
