@@ -61,6 +61,10 @@
 //   - math, math/bits: constants and bit tricks (masks, lengths) for
 //     rings and counters.
 //   - slices: searching and sorting the learner's own slices.
+//   - time: durations; and a learner who reads the real clock where the
+//     scheduler's injected one is meant makes a mistake the tests must
+//     catch (lesson 04 has that mutant), not one the vetter should hide.
+//     It reaches nothing of the harness.
 //
 // What the vetter does not do:
 //

@@ -33,7 +33,7 @@ const (
 // Safe are the packages every lesson file may import, beside those the
 // reference's own file for the lesson imports (see the package comment for
 // why each is here).
-var Safe = []string{"errors", "fmt", "math", "math/bits", "slices", "sync", "sync/atomic"}
+var Safe = []string{"errors", "fmt", "math", "math/bits", "slices", "sync", "sync/atomic", "time"}
 
 // never are packages (and the trees under them) no lesson file may import,
 // even if the reference's own file for the lesson does: they reach the

@@ -215,7 +215,7 @@ func init() {
 }
 
 func runqputtail(`)
-		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file (allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic): remove it`, "28:6:init:may not declare an init function"}},
+		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file (allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic, time): remove it`, "28:6:init:may not declare an init function"}},
 		{name: "linkname to syscall.runtime_envs", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `_ "unsafe"`), "\nfunc runqputtail(", `
 //go:linkname runtime_envs syscall.runtime_envs
