@@ -32,11 +32,11 @@ func TestCheckFocusRepeatReplay(t *testing.T) {
 	runq := filepath.Join(ws, "runq.go")
 	require.NoError(t, os.WriteFile(runq, []byte(race), 0o644))
 
-	out, code = run(t, bin, ws, "check", "01", "--run", "Interleavings", "--format", "json")
+	out, code = run(t, bin, ws, "check", "01", "--run", "^TestL01Interleavings$", "--format", "json")
 	require.Equal(t, 1, code, out)
 	var rep checkJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	require.Len(t, rep.Lessons[0].Tests, 1, "--run Interleavings graded other tests too")
+	require.Len(t, rep.Lessons[0].Tests, 1, "--run ^TestL01Interleavings$ graded other tests too")
 	msg := rep.Lessons[0].Tests[0].Message
 	seed := regexp.MustCompile(`kata check 01 --seed (\d+) --run TestL01Interleavings`).FindStringSubmatch(msg)
 	require.NotNil(t, seed, "the failure names no seed to replay: %s", msg)
