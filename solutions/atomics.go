@@ -3,8 +3,7 @@ package sched
 import "sync/atomic"
 
 // The atomics of the lock-free protocols the lessons build: the ring's
-// head and tail, runnext, nmspinning, the G and P statuses, and what
-// sysmon reads of a running P (its ticks, its M, and that M's current G). Each is a
+// head and tail, runnext, nmspinning and the G and P statuses. Each is a
 // sync/atomic value behind the same methods (Load, Store, CompareAndSwap,
 // Add, Swap), so code reads as if it used sync/atomic directly; what the
 // wrapper adds is a scheduling point before every operation.
