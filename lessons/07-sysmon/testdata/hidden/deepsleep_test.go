@@ -146,6 +146,10 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 			}
 		})
 		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load})
+		if !l07await(10*time.Second, func() bool { return c.count() >= 1 }) {
+			close(gate)
+			t.Fatalf("sysmon asked for no sleep (Config.Usleep) within 10s%s", kitHint(l07))
+		}
 		closed := make(chan struct{})
 		go func() { rt.Close(); close(closed) }()
 		if !l07await(10*time.Second, rt.sched.closing.Load) {
@@ -165,17 +169,19 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		rt.sched.lock.Unlock()
 	})
 
+	// The timers below are constructed: sched.timer0When says when the next
+	// one is due, and no G sleeps on it, so no M races sysmon to run it.
+
 	t.Run("timer_in_5ms", func(t *testing.T) {
 		var probs l07problems
 		gate, second := make(chan struct{}), make(chan struct{})
 		var sched atomic.Pointer[schedt]
 		var rec Recorder
 		var when atomic.Int64
-		var c *l07dclock
-		c = l07newDclock(func(n int, usec int64) {
+		c := l07newDclock(func(n int, usec int64) {
 			switch n {
 			case 1:
-				<-gate // until the G sleeps on its timer
+				<-gate
 			case 2:
 				s := sched.Load()
 				if len(l07events(&rec, EvSysmonSleep)) == 0 {
@@ -185,7 +191,7 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 					probs.add("sysmon's deep sleep ended on its own (the timer's time came; nobody woke it), and sched.sysmonwait is still set: " +
 						"after notetsleep returns, clear sysmonwait (under sched.lock) and noteclear the note, whether it was woken or not; otherwise the next syscall wakes a sysmon that is not asleep")
 				}
-				c.now.Store(when.Load() + int64(time.Millisecond)) // the timer is due: let the G finish
+				s.timer0When.Store(0) // the timer has run
 				close(second)
 			}
 		})
@@ -197,13 +203,8 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		var closeGate sync.Once
 		defer l07close(t, rt)
 		defer closeGate.Do(func() { close(gate) }) // before Close: sysmon may wait on it
-		rt.Go(func(g *G) {
-			when.Store(c.now.Load() + int64(5*time.Millisecond))
-			g.Sleep(5 * time.Millisecond)
-		})
-		if !l07await(10*time.Second, func() bool { return rt.sched.timer0When.Load() != 0 && rt.sched.npidle.Load() == 1 }) {
-			t.Fatalf("test setup: the G did not sleep on its timer within 10s")
-		}
+		when.Store(c.now.Load() + int64(5*time.Millisecond))
+		rt.sched.timer0When.Store(when.Load())
 		closeGate.Do(func() { close(gate) })
 		if !l07await(10*time.Second, func() bool { return len(l07events(&rec, EvSysmonSleep)) > 0 || c.count() >= 2 }) {
 			t.Fatalf("with every P idle and a timer due in 5ms, sysmon neither slept deeply (no EvSysmonSleep) nor came back for another round within 10s%s", kitHint(l07))
@@ -224,7 +225,6 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		if p := probs.first(); p != "" {
 			t.Fatalf("%s%s", p, kitHint(l07))
 		}
-		l07finish(t, rt, 10*time.Second)
 	})
 
 	t.Run("late_wake", func(t *testing.T) {
@@ -236,16 +236,14 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		// deep sleep ends at once.
 		gate := make(chan struct{})
 		var sched atomic.Pointer[schedt]
-		var when atomic.Int64
 		var judged atomic.Bool
 		var helper sync.WaitGroup
-		var c *l07dclock
-		c = l07newDclock(func(n int, usec int64) {
+		c := l07newDclock(func(n int, usec int64) {
 			switch n {
 			case 1:
 				<-gate
 			case 2:
-				c.now.Store(when.Load() + int64(time.Millisecond)) // the timer is due: let the G finish
+				sched.Load().timer0When.Store(0) // the timer has run
 			}
 		})
 		var rec Recorder
@@ -279,29 +277,13 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		var closeGate sync.Once
 		defer l07close(t, rt)
 		defer closeGate.Do(func() { close(gate) })
-		rt.Go(func(g *G) {
-			when.Store(c.now.Load() + int64(20*time.Millisecond))
-			g.Sleep(20 * time.Millisecond)
-		})
-		if !l07await(10*time.Second, func() bool { return rt.sched.timer0When.Load() != 0 && rt.sched.npidle.Load() == 1 }) {
-			t.Fatalf("test setup: the G did not sleep on its timer within 10s")
-		}
+		rt.sched.timer0When.Store(c.now.Load() + int64(20*time.Millisecond))
 		closeGate.Do(func() { close(gate) })
-		waited := make(chan error, 1)
-		go func() { waited <- rt.Wait() }()
-		select {
-		case err := <-waited:
-			if err != nil {
-				t.Fatalf("Runtime.Wait: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the G sleeping 20ms (fake clock) did not finish within 10s%s", kitHint(l07))
-		}
-		helper.Wait()
 		if !l07await(10*time.Second, func() bool { return len(l07events(&rec, EvSysmonSleep)) >= 2 }) {
-			t.Fatalf("after its G finished, every P idle and no timer left, sysmon did not go back into its deep sleep within 10s (EvSysmonSleep events: %d)%s",
+			t.Fatalf("after a deep sleep that ended on its own (a timer's time came), with every P idle and no timer left, sysmon did not go back into its deep sleep within 10s (EvSysmonSleep events: %d)%s",
 				len(l07events(&rec, EvSysmonSleep)), kitHint(l07))
 		}
+		helper.Wait()
 		time.Sleep(100 * time.Millisecond)
 		if evs := l07events(&rec, EvSysmonSleep); judged.Load() && len(evs) != 2 {
 			t.Fatalf("sysmon's deep sleep ended on its own (a timer's time came), and a wake-up arrived while sysmon waited for sched.lock to clear sysmonwait. "+
@@ -315,17 +297,16 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		gate, second := make(chan struct{}), make(chan struct{})
 		var sched atomic.Pointer[schedt]
 		var rec Recorder
-		var c *l07dclock
-		c = l07newDclock(func(n int, usec int64) {
+		c := l07newDclock(func(n int, usec int64) {
 			switch n {
 			case 1:
 				<-gate
-				c.now.Store(sched.Load().timer0When.Load()) // the timer is due now, exactly
 			case 2:
 				if evs := l07events(&rec, EvSysmonSleep); len(evs) > 0 {
 					probs.add("a timer was due (timer0When == now, exactly) while every P was idle, and sysmon went into its deep sleep (EvSysmonSleep for %v). "+
 						"A due timer means work is about to arrive: sleep deeply only if no timer is set or the next is after now (timer0When == 0 || timer0When > now)", time.Duration(evs[0].Arg))
 				}
+				sched.Load().timer0When.Store(0) // the timer has run
 				close(second)
 			}
 		})
@@ -333,11 +314,11 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		sched.Store(rt.sched)
 		var closeGate sync.Once
 		defer l07close(t, rt)
-		defer closeGate.Do(func() { close(gate) }) // before Close: sysmon may wait on it
-		rt.Go(func(g *G) { g.Sleep(5 * time.Millisecond) })
-		if !l07await(10*time.Second, func() bool { return rt.sched.timer0When.Load() != 0 && rt.sched.npidle.Load() == 1 }) {
-			t.Fatalf("test setup: the G did not sleep on its timer within 10s")
+		defer closeGate.Do(func() { close(gate) })
+		if !l07await(10*time.Second, func() bool { return c.count() >= 1 }) {
+			t.Fatalf("sysmon asked for no sleep (Config.Usleep) within 10s%s", kitHint(l07))
 		}
+		rt.sched.timer0When.Store(c.now.Load()) // due when sysmon next reads the clock
 		closeGate.Do(func() { close(gate) })
 		select {
 		case <-second:
@@ -347,7 +328,6 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		if p := probs.first(); p != "" {
 			t.Fatalf("%s%s", p, kitHint(l07))
 		}
-		l07finish(t, rt, 10*time.Second)
 	})
 }
 
