@@ -46,7 +46,7 @@ func (c *fileCheck) imports() {
 		}
 		switch {
 		case !ok && path == "C":
-			c.report(spec.Pos(), RuleImport, `import "C" (cgo) is not allowed in a lesson file (allowed: %s): remove it and the comment above it`, strings.Join(allowed, ", "))
+			c.report(spec.Pos(), RuleImport, `import "C" (cgo) is not allowed in a lesson file: remove it and the comment above it`)
 		case !ok:
 			c.report(spec.Pos(), RuleImport, "import %q is not allowed in a lesson file (allowed: %s): remove it", path, strings.Join(allowed, ", "))
 		case path == "unsafe" && spec.Name != nil && spec.Name.Name == ".":
