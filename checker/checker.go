@@ -8,10 +8,8 @@ package checker
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -79,6 +77,9 @@ func New(opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Isolate {
+		noticeSandbox()
+	}
 	return &Checker{opts: opts, reg: opts.Registry, mod: mod}, nil
 }
 
@@ -139,13 +140,7 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate}
 	// The first run builds the test binary and keeps it; the runs after a
 	// crash or a hang run it again rather than link it again.
-	if binDir, err := os.MkdirTemp("", "kata-bin-"); err == nil {
-		defer removeAll(binDir)
-		r.bin = filepath.Join(binDir, "sched.test")
-		if runtime.GOOS == "windows" {
-			r.bin += ".exe"
-		}
-	}
+	defer r.cleanup()
 	tests := map[string]lessons.Test{}
 	var order []string
 	for _, l := range ls {
@@ -328,7 +323,9 @@ func (c *Checker) earlyExit(rr *runResult, replace map[string]string) string {
 	case rr.overMemory:
 		return fmt.Sprintf("used more than %d MiB of memory before any test ran; stopped", c.opts.MaxMemory>>20)
 	case rr.killed == "(build)":
-		return "building the tests took too long; stopped"
+		return fmt.Sprintf("building the tests took more than %s; stopped", buildAllowance)
+	case rr.killed == "(start)":
+		return "the test binary ran past its time limit before any test started: does your code loop, or block, in an init function?"
 	case claimed:
 		why := "the test binary exited before its tests ended (os.Exit? a crash?), so the passes it printed prove nothing"
 		if crash != "" {

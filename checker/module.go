@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/checker/sandbox"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -205,7 +206,8 @@ func (m *module) changes() []string {
 // grade to the same files.
 func (c *Checker) Fingerprint() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\n",
-		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion)
+	sandboxed, _ := sandbox.Available()
+	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\nsandbox %v\n",
+		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion, sandboxed)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -1,0 +1,226 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// envInit names the environment variable that makes this executable,
+// started again by Start, the init of a sandbox (see init_linux.go). Its
+// value is the initConfig, in JSON.
+const envInit = "KATA_SANDBOX_INIT"
+
+// initConfig is what Start tells the init it starts.
+type initConfig struct {
+	Path     string
+	Args     []string
+	Env      []string
+	Dir      string
+	Files    int // the program's ExtraFiles: the init's fds 3 to 3+Files-1; 3+Files is the status pipe
+	Isolate  bool
+	ReadOnly []string
+	TmpSize  int64
+	FileSize int64
+	Root     string // an empty directory to build the sandbox's root on
+	Probe    bool   // build the sandbox, start nothing
+}
+
+// A Proc is a program started by Start, and every process it starts.
+type Proc struct {
+	cmd      *exec.Cmd
+	isolated bool
+	root     string
+
+	mu     sync.Mutex
+	waited bool
+}
+
+// Start starts s.Path under an init process of its own: kata's own
+// executable, started again (/proc/self/exe), whose only work is to start
+// the program, wait for it, and then kill every process left.
+//
+// Isolated, the init is the first process of new user, PID, mount,
+// network, IPC and UTS namespaces: it builds the program's file system
+// (see the package's documentation), and when it exits, for whatever
+// reason, the kernel kills every process of its PID namespace.
+//
+// Not isolated, the init is a child subreaper (PR_SET_CHILD_SUBREAPER):
+// a process whose parent exits, setsid or not, becomes the init's, and
+// so stays in the tree the init kills.
+func Start(s *Spec) (*Proc, error) {
+	if s.Isolate {
+		if ok, why := Available(); !ok {
+			return nil, fmt.Errorf("sandbox: not available: %s", why)
+		}
+	}
+	return start(s, false)
+}
+
+func start(s *Spec, probe bool) (*Proc, error) {
+	c := initConfig{Path: s.Path, Args: s.Args, Env: s.Env, Dir: s.Dir, Files: len(s.ExtraFiles), Isolate: s.Isolate,
+		ReadOnly: s.ReadOnly, TmpSize: s.TmpSize, FileSize: s.FileSize, Probe: probe}
+	if c.TmpSize == 0 {
+		c.TmpSize = DefaultTmpSize
+	}
+	p := &Proc{isolated: s.Isolate}
+	if s.Isolate {
+		root, err := os.MkdirTemp("", "kata-sandbox-")
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		c.Root, p.root = root, root
+	}
+	cfg, err := json.Marshal(c)
+	if err != nil {
+		p.cleanup()
+		return nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		p.cleanup()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	defer statusR.Close()
+	cmd := &exec.Cmd{
+		Path:       "/proc/self/exe",
+		Args:       []string{"kata-sandbox-init"},
+		Env:        []string{envInit + "=" + string(cfg)},
+		Stdout:     s.Stdout,
+		Stderr:     s.Stderr,
+		ExtraFiles: append(append([]*os.File{}, s.ExtraFiles...), statusW),
+		// Pdeathsig: the init dies with kata (and, isolated, everything
+		// else of the run with it).
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if s.Isolate {
+		// The namespaces, with the user's own uid and gid seen as 0
+		// inside: what an unprivileged user may map.
+		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
+			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+	}
+	p.cmd = cmd
+	if err := cmd.Start(); err != nil {
+		statusW.Close()
+		p.cleanup()
+		return nil, fmt.Errorf("sandbox: starting its init: %w", err)
+	}
+	statusW.Close()
+	// The init says "ok" once the program has started, or why it could
+	// not; it closes the pipe either way.
+	status := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(statusR, 4096))
+		status <- b
+	}()
+	var said []byte
+	select {
+	case said = <-status:
+	case <-time.After(time.Minute):
+		said = []byte("error: the init did not start the program within a minute")
+	}
+	if string(said) != "ok" {
+		p.Kill()
+		_ = p.Wait()
+		msg := strings.TrimPrefix(string(said), "error: ")
+		if msg == "" {
+			msg = "its init exited before starting the program"
+		}
+		return nil, errors.New("sandbox: " + msg)
+	}
+	return p, nil
+}
+
+// Pid is the process ID of the program's init (in kata's PID namespace).
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Isolated reports whether the program runs in the sandbox.
+func (p *Proc) Isolated() bool { return p.isolated }
+
+// Kill kills the program and every process it started, now.
+func (p *Proc) Kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.waited {
+		return
+	}
+	if !p.isolated {
+		// The init is a subreaper: while it lives, every process of the
+		// run is in its tree.
+		killTree(p.cmd.Process.Pid)
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	// Isolated, the init is PID 1 of the run's PID namespace: the kernel
+	// kills every other process of it when it dies.
+	_ = p.cmd.Process.Kill()
+}
+
+// Wait waits for the program to exit, and returns as exec.Cmd's Wait
+// does. By then every process it started has been killed.
+func (p *Proc) Wait() error {
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	p.waited = true
+	p.mu.Unlock()
+	if !p.isolated {
+		// The init killed its tree before exiting; its process group,
+		// in case it was killed first.
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	p.cleanup()
+	return err
+}
+
+// Memory returns the resident memory, in bytes, of every process of the
+// run together: all the init's descendants (see MemoryOf).
+func (p *Proc) Memory() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.waited {
+		return 0
+	}
+	return MemoryOf(p.cmd.Process.Pid)
+}
+
+func (p *Proc) cleanup() {
+	if p.root != "" {
+		_ = os.Remove(p.root)
+	}
+}
+
+// probe starts an empty sandbox, to learn whether this system can have
+// one.
+func probe() (bool, string) {
+	p, err := start(&Spec{Isolate: true}, true)
+	if err == nil {
+		err = p.Wait()
+	}
+	if err == nil {
+		return true, ""
+	}
+	why := strings.TrimPrefix(err.Error(), "sandbox: ")
+	// The usual reasons, from the system's settings.
+	read := func(path string) string {
+		b, _ := os.ReadFile(path)
+		return strings.TrimSpace(string(b))
+	}
+	switch {
+	case read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+		why = "unprivileged user namespaces are disabled (sysctl kernel.unprivileged_userns_clone=0): " + why
+	case read("/proc/sys/user/max_user_namespaces") == "0":
+		why = "user namespaces are disabled (sysctl user.max_user_namespaces=0): " + why
+	case read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+		why = "AppArmor restricts unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=1): " + why
+	}
+	return false, why
+}
