@@ -42,7 +42,9 @@ func initMain(cfg string) {
 	}
 	_ = os.Unsetenv(envInit)
 	statusFd := 3 + c.Files
-	syscall.CloseOnExec(statusFd)
+	// The program gets the files meant for it and no other: not one kata
+	// inherited from whatever started it (a pipe to it, say).
+	closeOnExecFrom(statusFd)
 	status := os.NewFile(uintptr(statusFd), "status")
 	fail := func(err error) {
 		fmt.Fprintf(status, "error: %v", err)
@@ -83,6 +85,9 @@ func initMain(cfg string) {
 		// with the init all the same.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	}
+	if c.Nobody {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, NoSetGroups: true}}
+	}
 	if err := cmd.Start(); err != nil {
 		fail(fmt.Errorf("starting %s: %w", filepath.Base(c.Path), err))
 	}
@@ -94,6 +99,21 @@ func initMain(cfg string) {
 	fmt.Fprint(status, "ok")
 	status.Close()
 	os.Exit(reap(cmd.Process.Pid, c.Isolate))
+}
+
+// closeOnExecFrom marks every open file descriptor from fd up
+// close-on-exec.
+func closeOnExecFrom(fd int) {
+	if err := unix.CloseRange(uint(fd), ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return
+	}
+	// Before Linux 5.11: one by one.
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n >= fd {
+			syscall.CloseOnExec(n)
+		}
+	}
 }
 
 // reap waits for every child of the init, the program's orphans

@@ -13,6 +13,10 @@ import (
 	"time"
 )
 
+// nobody is the uid and gid an isolated program runs as when kata runs
+// as root.
+const nobody = 65534
+
 // envInit names the environment variable that makes this executable,
 // started again by Start, the init of a sandbox (see init_linux.go). Its
 // value is the initConfig, in JSON.
@@ -30,6 +34,7 @@ type initConfig struct {
 	TmpSize  int64
 	FileSize int64
 	Root     string // an empty directory to build the sandbox's root on
+	Nobody   bool   // run the program as uid and gid nobody (kata runs as root)
 	Probe    bool   // build the sandbox, start nothing
 }
 
@@ -78,6 +83,7 @@ func start(s *Spec, probe bool) (*Proc, error) {
 		}
 		c.Root, p.root = root, root
 	}
+	c.Nobody = s.Isolate && os.Getuid() == 0
 	cfg, err := json.Marshal(c)
 	if err != nil {
 		p.cleanup()
@@ -108,6 +114,13 @@ func start(s *Spec, probe bool) (*Proc, error) {
 		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
 		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
 		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+		if os.Getuid() == 0 {
+			// Root (a grader in a container): the program runs as nobody,
+			// so that it cannot read what only root may, /etc/shadow say,
+			// in the directories it sees.
+			cmd.SysProcAttr.UidMappings = append(cmd.SysProcAttr.UidMappings, syscall.SysProcIDMap{ContainerID: nobody, HostID: nobody, Size: 1})
+			cmd.SysProcAttr.GidMappings = append(cmd.SysProcAttr.GidMappings, syscall.SysProcIDMap{ContainerID: nobody, HostID: nobody, Size: 1})
+		}
 	}
 	p.cmd = cmd
 	if err := cmd.Start(); err != nil {
