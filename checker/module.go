@@ -96,6 +96,9 @@ func prepareModule(cacheDir string, reg *lessons.Registry) (*module, error) {
 	m := moduleAt(dir)
 	m.files, m.sum = files, full
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if os.Getuid() == 0 {
+			_ = os.Chmod(dir, 0o755) // see below
+		}
 		return m, nil
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
@@ -106,6 +109,12 @@ func prepareModule(cacheDir string, reg *lessons.Registry) (*module, error) {
 		return nil, fmt.Errorf("checker: cache directory: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if os.Getuid() == 0 {
+		// The sandbox runs the test binary as nobody when kata runs as
+		// root (package sandbox): it must reach the module, its
+		// working directory.
+		_ = os.Chmod(tmp, 0o755)
+	}
 	if err := writeFiles(tmp, files); err != nil {
 		return nil, err
 	}

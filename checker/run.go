@@ -185,6 +185,11 @@ func (r *run) prepare() error {
 	if err != nil {
 		return fmt.Errorf("checker: %w", err)
 	}
+	if os.Getuid() == 0 {
+		// The sandbox runs the test binary as nobody when kata runs as
+		// root (package sandbox): it must reach its files.
+		_ = os.Chmod(work, 0o755)
+	}
 	r.work, r.used = work, r.mod
 	if r.isolate {
 		if r.used, err = r.mod.copyTo(filepath.Join(work, "mod")); err != nil {
