@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
-	"github.com/gmp-kata/gmp-kata/checker/sandbox"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -215,8 +214,7 @@ func (m *module) changes() []string {
 // grade to the same files.
 func (c *Checker) Fingerprint() string {
 	h := sha256.New()
-	sandboxed, _ := sandbox.Available()
 	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\nsandbox %v\n",
-		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion, sandboxed)
+		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion, sandboxed())
 	return hex.EncodeToString(h.Sum(nil))
 }
