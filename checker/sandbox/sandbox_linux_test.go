@@ -399,6 +399,32 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
+// TestDiesWithKata: when kata dies, killed, the whole isolated run dies
+// with it, setsid children included.
+func TestDiesWithKata(t *testing.T) {
+	if marker := os.Getenv("SANDBOX_TEST_KATA"); marker != "" {
+		// The helper: plays kata, starting a run and waiting for it.
+		p, err := Start(&Spec{Path: hostile(t), Args: []string{"hostile", "grow", marker, "1"}, Dir: "/",
+			Env: []string{"PATH=/bin"}, Isolate: true, ReadOnly: []string{filepath.Dir(hostile(t))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = p.Wait()
+		return
+	}
+	needSandbox(t)
+	marker := fmt.Sprintf("dies-with-kata-%d", time.Now().UnixNano())
+	kata := exec.Command(os.Args[0], "-test.run=^TestDiesWithKata$")
+	kata.Env = append(os.Environ(), "SANDBOX_TEST_KATA="+marker, "HOSTILE_BIN="+hostile(t))
+	if err := kata.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(marked(marker)) == 1 })
+	_ = kata.Process.Kill()
+	_ = kata.Wait()
+	waitFor(t, func() bool { return len(marked(marker)) == 0 })
+}
+
 // TestMemoryCountsEveryProcess: Memory adds up every process of the run,
 // a child in a session of its own included, where the old watchdog added
 // up the process group only.
