@@ -1,8 +1,9 @@
 // Package checker grades a learner's lesson files: it runs the lesson's
 // hidden tests against the reference scheduler with only that lesson's
-// files taken from the learner (go test -overlay), in a subprocess with
-// time and output limits, and turns what the tests said into a score and
-// messages a learner can act on.
+// files taken from the learner (go test -c -overlay, then the test
+// binary, in the sandbox where there is one), with time, output and
+// memory limits, and turns what the tests said into a score and messages
+// a learner can act on.
 package checker
 
 import (
@@ -42,11 +43,15 @@ type Options struct {
 	// not started fail without running: each would likely do the same,
 	// and cost its full limit. 0: no limit.
 	MaxTimeouts int
-	// Isolate runs each go test in a private copy of the grading module,
+	// Isolate builds each lesson in a private copy of the grading module,
 	// with a private temporary directory and only the environment the go
-	// command needs, and fails a lesson whose run changed that copy. Use
-	// it for code you did not write: one submission cannot then change
-	// the files another is graded with.
+	// command needs, and fails a lesson whose run changed that copy or
+	// the learner's files. Use it for code you did not write: one
+	// submission cannot then change the files another is graded with.
+	// With or without it, the test binary runs in the sandbox where the
+	// system has one (package sandbox: kata check's learner then sees
+	// what kata grade will do); with it, New says once, on standard
+	// error, when there is none.
 	Isolate bool
 }
 
