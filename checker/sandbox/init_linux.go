@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,8 +118,8 @@ func closeOnExecFrom(fd int) {
 }
 
 // reap waits for every child of the init, the program's orphans
-// included, and returns the program's exit status once nothing is left:
-// when the program exits, it kills the rest.
+// included, and when the program exits, kills every other process left
+// and returns the program's exit status once none is.
 func reap(child int, isolated bool) int {
 	code := 125
 	for {
@@ -128,7 +129,7 @@ func reap(child int, isolated bool) int {
 			continue
 		}
 		if err != nil {
-			return code // ECHILD: no child left
+			return code // ECHILD: nothing left (cannot happen before the program exits)
 		}
 		if pid != child {
 			continue
@@ -139,12 +140,28 @@ func reap(child int, isolated bool) int {
 		case ws.Signaled():
 			code = 128 + int(ws.Signal())
 		}
+		break
+	}
+	// Kill, reap, again, until nothing is left: a process may fork while
+	// the others are being killed.
+	for {
 		if isolated {
 			// Every process of the PID namespace but the init.
 			_ = syscall.Kill(-1, syscall.SIGKILL)
 		} else {
 			killTree(os.Getpid())
 		}
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if errors.Is(err, syscall.ECHILD) {
+				return code
+			}
+			if err != nil && !errors.Is(err, syscall.EINTR) || pid == 0 {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
