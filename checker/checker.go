@@ -64,6 +64,7 @@ type Checker struct {
 	opts Options
 	reg  *lessons.Registry
 	mod  *module
+	key  []byte // the secret of the harness's names (harnessID)
 }
 
 // New prepares the grading module (once per version of the course) and
@@ -85,7 +86,7 @@ func New(opts Options) (*Checker, error) {
 	if opts.Isolate {
 		noticeSandbox()
 	}
-	return &Checker{opts: opts, reg: opts.Registry, mod: mod}, nil
+	return &Checker{opts: opts, reg: opts.Registry, mod: mod, key: harnessKey(opts.CacheDir)}, nil
 }
 
 // A TestResult is the grade of one hidden test.
@@ -142,7 +143,7 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 	start := time.Now()
 	res := &LessonResult{ID: id, Title: title}
 	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace,
-		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate}
+		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate, key: c.key}
 	// The first run builds the test binary and keeps it; the runs after a
 	// crash or a hang run it again rather than link it again.
 	defer r.cleanup()

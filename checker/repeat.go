@@ -33,7 +33,7 @@ func (c *Checker) Repeat(ctx context.Context, ls []*lessons.Lesson, n int) (map[
 	defer os.RemoveAll(tmp)
 	// The tests run as they are graded: renamed, under the harness (which
 	// here reports nothing).
-	replace, err := r.makeOverlay(c.mod, tmp, newHarnessID(), false)
+	replace, err := r.makeOverlay(c.mod, tmp, harnessID(c.key, nil, r.hidden), false)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,7 @@ type run struct {
 	overlay map[string]string // -overlay's replacements
 	bin     string            // the test binary
 	id      string            // the suffix of the harness's identifiers
+	key     []byte            // the secret it is made with (harnessID); nil: a fresh one
 	sums    map[string]string // every input of the runs (path → SHA-256), the binary once built
 	built   bool
 }
@@ -196,7 +197,7 @@ func (r *run) prepare() error {
 			return err
 		}
 	}
-	r.id = newHarnessID()
+	r.id = harnessID(r.key, r.replace, r.hidden)
 	if r.overlay, err = r.makeOverlay(r.used, work, r.id, true); err != nil {
 		return err
 	}

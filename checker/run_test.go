@@ -188,3 +188,31 @@ func TestBuildHasItsOwnDeadline(t *testing.T) {
 		t.Errorf("killed %q after %s, want the build stopped after %s", rr.killed, time.Since(start), buildAllowance)
 	}
 }
+
+// TestHarnessID: the harness's suffix is the same for the same files
+// under the same key (so that the go command's cache serves a check of
+// unchanged files), and no one without the key can tell it.
+func TestHarnessID(t *testing.T) {
+	a := lessonFile(t, "runq.go", []byte("package sched\n"))
+	b := lessonFile(t, "runq.go", []byte("package sched // changed\n"))
+	key, other := []byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210")
+	id := harnessID(key, a, []string{"01"})
+	if len(id) != 12 || harnessID(key, a, []string{"01"}) != id {
+		t.Errorf("%q, then %q: want the same 12 hex digits", id, harnessID(key, a, []string{"01"}))
+	}
+	for name, other := range map[string]string{
+		"another file":    harnessID(key, b, []string{"01"}),
+		"other tests":     harnessID(key, a, []string{"02"}),
+		"another key":     harnessID(other, a, []string{"01"}),
+		"no key (random)": harnessID(nil, a, []string{"01"}),
+	} {
+		if other == id {
+			t.Errorf("%s: the same suffix %q", name, id)
+		}
+	}
+	dir := t.TempDir()
+	k := harnessKey(dir)
+	if len(k) != 32 || string(harnessKey(dir)) != string(k) {
+		t.Errorf("harnessKey: %x, then %x: want the same 32 bytes", k, harnessKey(dir))
+	}
+}
