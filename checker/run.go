@@ -431,6 +431,7 @@ func readLines(r io.Reader) (<-chan []byte, chan struct{}) {
 // harness's report read, and the run's inputs checked.
 func (r *run) runTests(ctx context.Context, tests []string) (*runResult, error) {
 	res := &runResult{s: newStream(), mod: r.used}
+	res.s.standalone = true
 	if res.changed = r.changes(); len(res.changed) > 0 {
 		return res, nil
 	}

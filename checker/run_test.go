@@ -216,3 +216,21 @@ func TestHarnessID(t *testing.T) {
 		t.Errorf("harnessKey: %x, then %x: want the same 32 bytes", k, harnessKey(dir))
 	}
 }
+
+// TestCrashInATest: a panic on a goroutine of its own kills the test
+// binary in the middle of a test: the test crashed, it did not finish
+// (test2json, run on the binary, ends the stream with a "fail" that names
+// it; before, only the runs after the first, which went through test2json
+// too, said so).
+func TestCrashInATest(t *testing.T) {
+	r := hostileRun(t, "package sched\n\nfunc crash() { go func() { panic(\"boom on an M\") }(); select {} }\n")
+	r.timeouts["TestPanic"] = time.Minute
+	rr := execOK(t, r, "TestPass", "TestPanic")
+	o := rr.s.tests["TestPanic"]
+	if rr.harness != nil || o == nil || !o.started || o.finished {
+		t.Errorf("TestPanic: %+v (harness %+v), want started and never finished", o, rr.harness)
+	}
+	if p := rr.s.tests["TestPass"]; p == nil || !p.finished || p.action != "pass" {
+		t.Errorf("TestPass: %+v, want a pass", p)
+	}
+}

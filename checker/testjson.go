@@ -23,6 +23,9 @@ type outcome struct {
 	elapsed  float64
 	output   []string // its own lines (t.Log, t.Error, panics), framework lines left out
 	finished bool
+	// result says the test printed its result line (--- PASS: name...):
+	// a test binary's own account of the test's end.
+	result bool
 }
 
 // stream folds `go test -json` events into per-test outcomes.
@@ -34,6 +37,12 @@ type stream struct {
 	buildFailed bool
 	pkgOutput   []string // output outside any test (a crash in init, the final FAIL)
 	outputBytes int
+	// standalone: the stream is test2json's, run on a test binary
+	// itself. When the binary dies in the middle of a test, test2json's
+	// last event, the package's result, names that test (it names the
+	// last test it saw, where go test prints a line that ends the
+	// package first): an end without the test's result line is that.
+	standalone bool
 }
 
 func newStream() *stream {
@@ -92,8 +101,13 @@ func (s *stream) add(line []byte) {
 	case "output":
 		if !isFrameworkLine(ev.Output) {
 			o.output = append(o.output, unrenameTests(strings.TrimRight(ev.Output, "\n")))
+		} else if ev.Test == name && isResultLine(ev.Output, name) {
+			o.result = true
 		}
 	case "pass", "fail", "skip":
+		if s.standalone && ev.Test == name && !o.result {
+			return // the package's end, not the test's: it never ended
+		}
 		if ev.Test == name {
 			o.action = ev.Action
 			o.elapsed = ev.Elapsed
@@ -111,6 +125,18 @@ func isFrameworkLine(line string) bool {
 	t := strings.TrimSpace(line)
 	for _, prefix := range []string{"=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- FAIL", "--- SKIP"} {
 		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// isResultLine reports whether line is test name's result line, as the
+// testing package prints it: "--- PASS: name (0.00s)".
+func isResultLine(line, name string) bool {
+	t := strings.TrimSpace(line)
+	for _, prefix := range []string{"--- PASS: ", "--- FAIL: ", "--- SKIP: "} {
+		if rest, ok := strings.CutPrefix(t, prefix); ok && strings.HasPrefix(rest, name+" ") {
 			return true
 		}
 	}
