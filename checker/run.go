@@ -275,6 +275,13 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 		}
 	}
 	if !r.built {
+		// What the run of the binary needs and costs a process each to
+		// learn (test2json's path, whether there is a sandbox), learnt
+		// while the binary builds; both are remembered.
+		go func() {
+			_, _ = test2jsonPath()
+			sandboxed()
+		}()
 		if res, err := r.build(ctx); err != nil || res != nil {
 			return res, err
 		}
