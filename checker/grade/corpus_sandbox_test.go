@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,9 +77,7 @@ func attack(t testing.TB) *attackProbe {
 		probeMu.Lock()
 		defer probeMu.Unlock()
 		l.Close()
-		for _, pid := range marked(p.marker) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
+		kill(marked(p.marker))
 		os.RemoveAll(tmp)
 		probe = nil
 	})
@@ -109,14 +106,20 @@ func marked(marker string) []int {
 	return pids
 }
 
+func kill(pids []int) {
+	for _, pid := range pids {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
+		}
+	}
+}
+
 // noSurvivors checks no process an attack started is alive, and kills
 // those that are.
 func noSurvivors(t *testing.T, name string) {
 	t.Helper()
 	left := marked(probe.marker + "-" + name)
-	for _, pid := range left {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+	kill(left)
 	assert.Empty(t, left, "processes started by %s outlived its grading", name)
 }
 
