@@ -23,9 +23,6 @@ type outcome struct {
 	elapsed  float64
 	output   []string // its own lines (t.Log, t.Error, panics), framework lines left out
 	finished bool
-	// result says the test printed its result line (--- PASS: name...):
-	// a test binary's own account of the test's end.
-	result bool
 }
 
 // stream folds `go test -json` events into per-test outcomes.
@@ -39,10 +36,13 @@ type stream struct {
 	outputBytes int
 	// standalone: the stream is test2json's, run on a test binary
 	// itself. When the binary dies in the middle of a test, test2json's
-	// last event, the package's result, names that test (it names the
-	// last test it saw, where go test prints a line that ends the
-	// package first): an end without the test's result line is that.
+	// last event, the package's result, names that test (the last it
+	// saw: go test, which prints a line that ends the package first,
+	// does not). So a test's end is held until another line comes: the
+	// last line of the stream is never a test's end (a test binary that
+	// reaches its end prints PASS or FAIL after its last test).
 	standalone bool
+	held       []byte
 }
 
 func newStream() *stream {
@@ -64,6 +64,23 @@ func top(name string) string {
 // compiler's messages are left as they are, to name what the code
 // declared.
 func (s *stream) add(line []byte) {
+	if s.standalone {
+		if held := s.held; held != nil {
+			s.held = nil
+			s.fold(held)
+		}
+		var ev testEvent
+		if json.Unmarshal(line, &ev) == nil && ev.Test != "" && top(ev.Test) == ev.Test &&
+			(ev.Action == "pass" || ev.Action == "fail" || ev.Action == "skip") {
+			s.held = line
+			return
+		}
+	}
+	s.fold(line)
+}
+
+// fold folds one line into the outcomes.
+func (s *stream) fold(line []byte) {
 	var ev testEvent
 	if err := json.Unmarshal(line, &ev); err != nil || ev.Action == "" {
 		s.outputBytes += len(line)
@@ -101,13 +118,16 @@ func (s *stream) add(line []byte) {
 	case "output":
 		if !isFrameworkLine(ev.Output) {
 			o.output = append(o.output, unrenameTests(strings.TrimRight(ev.Output, "\n")))
-		} else if ev.Test == name && isResultLine(ev.Output, name) {
-			o.result = true
+		} else if action := resultOf(ev.Output, name); s.standalone && ev.Test == name && action != "" {
+			// The test's end, as the binary printed it. test2json holds
+			// its event until the next test starts or the package ends:
+			// should the binary die meanwhile, it never comes.
+			o.action, o.finished = action, true
+			if s.running == name {
+				s.running = ""
+			}
 		}
 	case "pass", "fail", "skip":
-		if s.standalone && ev.Test == name && !o.result {
-			return // the package's end, not the test's: it never ended
-		}
 		if ev.Test == name {
 			o.action = ev.Action
 			o.elapsed = ev.Elapsed
@@ -131,14 +151,15 @@ func isFrameworkLine(line string) bool {
 	return false
 }
 
-// isResultLine reports whether line is test name's result line, as the
-// testing package prints it: "--- PASS: name (0.00s)".
-func isResultLine(line, name string) bool {
+// resultOf returns the result ("pass", "fail" or "skip") that line, the
+// testing package's result line of test name ("--- PASS: name (0.00s)"),
+// gives; "" if line is not one.
+func resultOf(line, name string) string {
 	t := strings.TrimSpace(line)
-	for _, prefix := range []string{"--- PASS: ", "--- FAIL: ", "--- SKIP: "} {
+	for prefix, action := range map[string]string{"--- PASS: ": "pass", "--- FAIL: ": "fail", "--- SKIP: ": "skip"} {
 		if rest, ok := strings.CutPrefix(t, prefix); ok && strings.HasPrefix(rest, name+" ") {
-			return true
+			return action
 		}
 	}
-	return false
+	return ""
 }
