@@ -1,18 +1,17 @@
 // Package checker grades a learner's lesson files: it runs the lesson's
 // hidden tests against the reference scheduler with only that lesson's
-// files taken from the learner (go test -overlay), in a subprocess with
-// time and output limits, and turns what the tests said into a score and
-// messages a learner can act on.
+// files taken from the learner (go test -c -overlay, then the test
+// binary, in the sandbox where there is one), with time, output and
+// memory limits, and turns what the tests said into a score and messages
+// a learner can act on.
 package checker
 
 import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -45,11 +44,15 @@ type Options struct {
 	// not started fail without running: each would likely do the same,
 	// and cost its full limit. 0: no limit.
 	MaxTimeouts int
-	// Isolate runs each go test in a private copy of the grading module,
+	// Isolate builds each lesson in a private copy of the grading module,
 	// with a private temporary directory and only the environment the go
-	// command needs, and fails a lesson whose run changed that copy. Use
-	// it for code you did not write: one submission cannot then change
-	// the files another is graded with.
+	// command needs, and fails a lesson whose run changed that copy or
+	// the learner's files. Use it for code you did not write: one
+	// submission cannot then change the files another is graded with.
+	// With or without it, the test binary runs in the sandbox where the
+	// system has one (package sandbox: kata check's learner then sees
+	// what kata grade will do); with it, New says once, on standard
+	// error, when there is none.
 	Isolate bool
 }
 
@@ -63,6 +66,7 @@ type Checker struct {
 	reg  *lessons.Registry
 	mod  *module
 	vet  vetting
+	key  []byte // the secret of the harness's names (harnessID)
 }
 
 // New prepares the grading module (once per version of the course) and
@@ -81,7 +85,10 @@ func New(opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Checker{opts: opts, reg: opts.Registry, mod: mod}, nil
+	if opts.Isolate {
+		noticeSandbox()
+	}
+	return &Checker{opts: opts, reg: opts.Registry, mod: mod, key: harnessKey(opts.CacheDir)}, nil
 }
 
 // A TestResult is the grade of one hidden test.
@@ -145,36 +152,10 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 // never half by this one.
 func (c *Checker) newRun(replace map[string]string, ls []*lessons.Lesson) (*run, error) {
 	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace,
-		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate}
-	binDir, err := os.MkdirTemp("", "kata-bin-")
-	if err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
-	}
-	r.binDir = binDir
-	r.bin = filepath.Join(binDir, "sched.test")
-	if runtime.GOOS == "windows" {
-		r.bin += ".exe"
-	}
-	r.snapshot = map[string]string{}
-	for base, p := range replace {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			r.cleanup()
-			return nil, fmt.Errorf("checker: reading %s: %w", p, err)
-		}
-		dir := filepath.Join(binDir, "src", base)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			r.cleanup()
-			return nil, fmt.Errorf("checker: %w", err)
-		}
-		// The snapshot keeps the file's base name: the compiler names it in
-		// its messages, which kata maps back to the learner's path.
-		snap := filepath.Join(dir, filepath.Base(p))
-		if err := os.WriteFile(snap, data, 0o644); err != nil {
-			r.cleanup()
-			return nil, fmt.Errorf("checker: %w", err)
-		}
-		r.snapshot[base] = snap
+		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate, key: c.key}
+	if err := r.makeWork(); err != nil {
+		r.cleanup()
+		return nil, err
 	}
 	for _, l := range ls {
 		r.hidden = append(r.hidden, l.ID)
@@ -395,7 +376,9 @@ func (c *Checker) earlyExit(rr *runResult, replace map[string]string) string {
 	case rr.overMemory:
 		return fmt.Sprintf("used more than %d MiB of memory before any test ran; stopped", c.opts.MaxMemory>>20)
 	case rr.killed == "(build)":
-		return "building the tests took too long; stopped"
+		return fmt.Sprintf("building the tests took more than %s; stopped", buildAllowance)
+	case rr.killed == "(start)":
+		return "the test binary ran past its time limit before any test started: does your code loop, or block, in an init function?"
 	case claimed:
 		why := "the test binary exited before its tests ended (os.Exit? a crash?), so the passes it printed prove nothing"
 		if crash != "" {

@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -9,6 +11,8 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,10 +24,9 @@ import (
 // result (framed by the \x16 byte or not), and then leave with os.Exit or
 // syscall.Exit. So kata does not take a pass from that stream alone: the
 // harness records every test's verdict when it ends, and after m.Run
-// writes the verdicts to a file named in the environment, with a nonce
-// only that run knows. A run that does not leave that file (it exited,
-// crashed or was killed) proves no pass; its failures still count, its
-// passes are run again.
+// sends the verdicts to kata, with a nonce only that run knows. A run
+// that does not send them (it exited, crashed or was killed) proves no
+// pass; its failures still count, its passes are run again.
 //
 // To see every test end, the harness must stand between go test and the
 // test functions. The testing package offers no hook for that, so kata
@@ -33,24 +36,38 @@ import (
 // for each that records the verdict and calls the renamed one. Messages
 // shown to the learner map the names back (see unrenameTests).
 //
-// This raises the bar; it does not make the harness safe from code that
-// sets out to defeat it (that code is compiled into the same package, and
-// can reach the harness's variables as well as its environment): see the
-// threat model in book/src/grading.md.
+// The nonce never is in the test binary's environment, where code of the
+// package could read it. On Unix kata hands the binary two pipes, as its
+// file descriptors 3 and 4 (test2json, between them, passes them on): the
+// nonce comes on the first, the harness's report goes out on the second,
+// and kata reads it only once every process of the run is dead. The
+// harness reads the nonce in the initialiser of the package's first
+// variable (secretFile sorts before every other file of the package, and
+// the go command hands the compiler the package's files sorted: so that
+// variable is initialised before any of the package's other code runs)
+// and closes that pipe at once. On Windows, which has no such pipes to
+// hand down, the nonce and the path of a file for the report are in the
+// environment, read and unset by that same initialiser (harness_windows.go).
+//
+// Every identifier the harness declares ends with a suffix no learner can
+// know before the build (harnessID), so code written against the harness
+// (kataVerdicts) does not compile. This raises the bar; it does not make the harness safe
+// from code that sets out to defeat it (that code runs in the same
+// process, and can read its memory): see the threat model in
+// book/src/grading.md.
 
 // harnessVersion changes whenever the harness's protocol or the way a
 // grade is read from it does; it is part of every Checker's fingerprint.
-const harnessVersion = 2
+const harnessVersion = 3
 
-// Environment variables the harness reads (and unsets before any test
-// runs).
+// harnessFile is the name the harness gets in the graded package, and
+// secretFile the name of the part of it that reads the nonce: a file that
+// is not a test, whose name sorts before every other Go file's (digits
+// sort before letters; a name starting with "_" or "." is ignored).
 const (
-	envDoneFile = "KATA_GRADE_DONE"
-	envNonce    = "KATA_GRADE_NONCE"
+	harnessFile = "zz_kata_harness_test.go"
+	secretFile  = "0_kata_harness.go"
 )
-
-// harnessFile is the name the harness gets in the graded package.
-const harnessFile = "zz_kata_harness_test.go"
 
 // renamedPrefix is put before the name of every test of a hidden test
 // file. It is unusual enough that no test or learner's code uses it by
@@ -59,6 +76,7 @@ const harnessFile = "zz_kata_harness_test.go"
 const renamedPrefix = "kataTest_"
 
 // harnessHead is the harness up to its wrappers, which harnessSource adds.
+// "_ID" in it becomes the build's suffix.
 const harnessHead = `package sched
 
 // Added by kata when grading: see checker/harness.go.
@@ -73,14 +91,14 @@ import (
 )
 
 var (
-	kataHarnessEntered atomic.Bool
-	kataMu             sync.Mutex
-	kataVerdicts       = map[string]string{}
+	kataHarnessEntered_ID atomic.Bool
+	kataMu_ID             sync.Mutex
+	kataVerdicts_ID       = map[string]string{}
 )
 
-// kataRecord records t's verdict under name once t and its subtests have
-// ended (its cleanup, registered first, runs after the test's own).
-func kataRecord(t *testing.T, name string) {
+// kataRecord_ID records t's verdict under name once t and its subtests
+// have ended (its cleanup, registered first, runs after the test's own).
+func kataRecord_ID(t *testing.T, name string) {
 	t.Cleanup(func() {
 		v := "pass"
 		switch {
@@ -89,27 +107,22 @@ func kataRecord(t *testing.T, name string) {
 		case t.Skipped():
 			v = "skip"
 		}
-		kataMu.Lock()
-		kataVerdicts[name] = v
-		kataMu.Unlock()
+		kataMu_ID.Lock()
+		kataVerdicts_ID[name] = v
+		kataMu_ID.Unlock()
 	})
 }
 
 func TestMain(m *testing.M) {
-	path, nonce := os.Getenv("` + envDoneFile + `"), os.Getenv("` + envNonce + `")
-	os.Unsetenv("` + envDoneFile + `")
-	os.Unsetenv("` + envNonce + `")
-	honest := kataHarnessEntered.CompareAndSwap(false, true)
+	honest := kataHarnessEntered_ID.CompareAndSwap(false, true)
 	if pc, _, _, ok := runtime.Caller(1); !ok || runtime.FuncForPC(pc) == nil || runtime.FuncForPC(pc).Name() != "main.main" {
 		honest = false // TestMain called by the code under test
 	}
 	code := m.Run()
-	if path != "" {
-		kataMu.Lock()
-		data, _ := json.Marshal(map[string]any{"nonce": nonce, "honest": honest, "verdicts": kataVerdicts})
-		kataMu.Unlock()
-		_ = os.WriteFile(path, data, 0o600)
-	}
+	kataMu_ID.Lock()
+	data, _ := json.Marshal(map[string]any{"nonce": kataSecret_ID.nonce, "honest": honest, "verdicts": kataVerdicts_ID})
+	kataMu_ID.Unlock()
+	kataSend_ID(data)
 	os.Exit(code)
 }
 
@@ -117,14 +130,115 @@ func TestMain(m *testing.M) {
 `
 
 // harnessSource returns the harness for a package whose hidden tests,
-// renamed by renameTests, are tests.
-func harnessSource(tests []string) []byte {
+// renamed by renameTests, are tests: the test file (harnessFile) and the
+// file that reads the nonce (secretFile), with id as the suffix of every
+// identifier. Without report the harness reports nothing (Repeat).
+func harnessSource(tests []string, id string, report bool) (harness, secret []byte) {
 	var b strings.Builder
 	b.WriteString(harnessHead)
 	for _, name := range tests {
-		fmt.Fprintf(&b, "\nfunc %s(t *testing.T) { kataRecord(t, %q); %s(t) }\n", name, name, renamedPrefix+name)
+		fmt.Fprintf(&b, "\nfunc %s(t *testing.T) { kataRecord_ID(t, %q); %s(t) }\n", name, name, renamedPrefix+name)
 	}
-	return []byte(b.String())
+	src := secretHead
+	if report {
+		src += secretChannel
+	} else {
+		src += secretNone
+	}
+	return []byte(strings.ReplaceAll(b.String(), "_ID", "_"+id)), []byte(strings.ReplaceAll(src, "_ID", "_"+id))
+}
+
+// secretHead starts secretFile; secretChannel (harness_unix.go,
+// harness_windows.go) or secretNone ends it, declaring kataReadSecret_ID
+// and kataSend_ID.
+const secretHead = `package sched
+
+// Added by kata when grading: see checker/harness.go. This file's name
+// sorts first, so that kataSecret_ID is the first variable the package
+// initialises, before any other code of the package can run.
+
+import "os"
+
+var kataSecret_ID = kataReadSecret_ID()
+
+type kataChannel_ID struct {
+	nonce  string
+	report *os.File
+	path   string
+}
+`
+
+// secretNone is a harness with nowhere to report: Repeat's.
+const secretNone = `
+func kataReadSecret_ID() kataChannel_ID { return kataChannel_ID{} }
+
+func kataSend_ID(data []byte) {}
+`
+
+// newHarnessID returns a fresh suffix for the harness's identifiers.
+func newHarnessID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// harnessID returns the suffix of the harness's identifiers for a build
+// of the learner's files (base name → path) with the hidden tests of
+// hidden: an HMAC of their content under key, a secret of this kata's
+// (harnessKey). Nobody who does not have the key can know it before the
+// build, as with a fresh suffix; but the same files get the same suffix,
+// and so the go command's cache spares a kata check of unchanged files
+// compiling them again. Without a key, or if a file cannot be read, the
+// suffix is fresh.
+func harnessID(key []byte, files map[string]string, hidden []string) string {
+	if len(key) == 0 {
+		return newHarnessID()
+	}
+	mac := hmac.New(sha256.New, key)
+	names := make([]string, 0, len(files))
+	for base := range files {
+		names = append(names, base)
+	}
+	sort.Strings(names)
+	for _, base := range names {
+		data, err := os.ReadFile(files[base])
+		if err != nil {
+			return newHarnessID()
+		}
+		fmt.Fprintf(mac, "file %q %d\n", base, len(data))
+		mac.Write(data)
+	}
+	fmt.Fprintf(mac, "hidden %q\n", hidden)
+	return hex.EncodeToString(mac.Sum(nil))[:12]
+}
+
+// harnessKey returns this kata's secret for harnessID, kept in dir (the
+// cache directory: the sandbox hides it from the code under test) and
+// made the first time; nil if it can be neither read nor made.
+func harnessKey(dir string) []byte {
+	path := filepath.Join(dir, "harness-key")
+	if key, err := os.ReadFile(path); err == nil && len(key) >= 32 {
+		return key
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil
+	}
+	// Written aside and renamed, so that concurrent katas agree on one.
+	tmp, err := os.CreateTemp(dir, "harness-key-")
+	if err != nil {
+		return nil
+	}
+	_, err = tmp.Write(key)
+	tmp.Close()
+	if err == nil {
+		err = os.Link(tmp.Name(), path) // fails if another kata made it first
+	}
+	os.Remove(tmp.Name())
+	if got, err := os.ReadFile(path); err == nil && len(got) >= 32 {
+		return got
+	}
+	return nil
 }
 
 // renameTests renames, in the source of a test file, every function go
@@ -217,12 +331,11 @@ func newNonce() string {
 	return hex.EncodeToString(b)
 }
 
-// readHarnessReport reads the harness's report: nil if there is none (the
-// test binary did not run to its end), forged reports included: a report
-// with the wrong nonce is returned with Honest false.
-func readHarnessReport(path, nonce string) *harnessReport {
-	data, err := os.ReadFile(path)
-	if err != nil {
+// parseHarnessReport reads what the harness sent: nil if it sent nothing
+// (the test binary did not run to its end); a report that does not parse,
+// or whose nonce is wrong, is returned with Honest false.
+func parseHarnessReport(data []byte, nonce string) *harnessReport {
+	if len(data) == 0 {
 		return nil
 	}
 	var rep harnessReport

@@ -141,6 +141,7 @@ func TestHarnessRecordsVerdicts(t *testing.T) {
 	r := &run{mod: mod, replace: learner, hidden: []string{"les"}, timeouts: map[string]time.Duration{
 		"TestPass": time.Minute, "TestFail": time.Minute, "TestSkip": time.Minute, "TestPanic": time.Minute}}
 
+	defer r.cleanup()
 	rr, err := r.exec(context.Background(), []string{"TestPass", "TestFail", "TestSkip"})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +183,9 @@ func TestHarnessRecordsVerdicts(t *testing.T) {
 		t.Errorf("crash message:\n%s\nwant:\n%s", msg, wantMsg)
 	}
 
-	r.hidden = []string{"broken"}
+	r.cleanup()
+	r = &run{mod: mod, replace: learner, hidden: []string{"broken"}, timeouts: map[string]time.Duration{"TestBroken": time.Minute}}
+	defer r.cleanup()
 	rr, err = r.exec(context.Background(), []string{"TestBroken"})
 	if err != nil {
 		t.Fatal(err)

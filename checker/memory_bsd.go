@@ -2,9 +2,7 @@
 
 package checker
 
-// memoryLimitEnforced says whether MaxMemory works on this system.
+// memoryLimitEnforced says whether MaxMemory works on this system: with
+// no /proc to read, the watchdog asks ps (sandbox.MemoryOf), which costs
+// a process every 200 ms of a run.
 const memoryLimitEnforced = true
-
-// groupRSS returns the resident memory of process group pgid: with no
-// /proc to read, it asks ps, which costs a process every 200 ms of a run.
-func groupRSS(pgid int) int64 { return psGroupRSS(pgid) }

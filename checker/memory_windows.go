@@ -4,6 +4,3 @@ package checker
 // Windows the watchdog has no cheap way to add up a process tree's memory
 // (a job object would do it; kata does not make one yet).
 const memoryLimitEnforced = false
-
-// groupRSS is not available here: the memory limit is not enforced.
-func groupRSS(pgid int) int64 { return 0 }

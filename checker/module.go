@@ -96,6 +96,9 @@ func prepareModule(cacheDir string, reg *lessons.Registry) (*module, error) {
 	m := moduleAt(dir)
 	m.files, m.sum = files, full
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if os.Getuid() == 0 {
+			_ = os.Chmod(dir, 0o755) // see below
+		}
 		return m, nil
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
@@ -106,6 +109,12 @@ func prepareModule(cacheDir string, reg *lessons.Registry) (*module, error) {
 		return nil, fmt.Errorf("checker: cache directory: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if os.Getuid() == 0 {
+		// The sandbox runs the test binary as nobody when kata runs as
+		// root (package sandbox): it must reach the module, its
+		// working directory.
+		_ = os.Chmod(tmp, 0o755)
+	}
 	if err := writeFiles(tmp, files); err != nil {
 		return nil, err
 	}
@@ -206,8 +215,8 @@ func (m *module) changes() []string {
 // grade to the same files.
 func (c *Checker) Fingerprint() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\n",
-		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion)
+	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\nsandbox %v\n",
+		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion, sandboxed())
 	fmt.Fprintf(h, "vet %d\n", vet.Version) // files a rule refuses score nothing: a new rule, a new grade
 	return hex.EncodeToString(h.Sum(nil))
 }

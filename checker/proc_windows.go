@@ -1,8 +1,7 @@
-//go:build windows
-
 package checker
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 )
@@ -16,4 +15,11 @@ func killProcessGroup(cmd *exec.Cmd) {
 		_ = exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(cmd.Process.Pid)).Run()
 		_ = cmd.Process.Kill()
 	}
+}
+
+// runEnv is the environment of a run of the test binary: what Windows
+// needs to start a process (scrubbed, as an isolated build's), and tmp for
+// the temporary directory.
+func (r *run) runEnv(tmp string) []string {
+	return append(scrubbed(os.Environ()), "TMP="+tmp, "TEMP="+tmp, "TMPDIR="+tmp)
 }

@@ -31,9 +31,9 @@ func (c *Checker) Repeat(ctx context.Context, ls []*lessons.Lesson, n int) (map[
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	// The tests run as they are graded: renamed, under the harness (which,
-	// with no file named in its environment, reports nothing).
-	replace, err := r.overlay(c.mod, tmp)
+	// The tests run as they are graded: renamed, under the harness (which
+	// here reports nothing).
+	replace, err := r.makeOverlay(c.mod, tmp, harnessID(c.key, nil, r.hidden), false)
 	if err != nil {
 		return nil, err
 	}

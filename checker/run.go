@@ -15,12 +15,21 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/checker/sandbox"
 )
 
-// A run is one `go test` of the grading module with some files replaced by
-// the learner's and some hidden tests added.
+// A run is the grading of some tests with some files replaced by the
+// learner's and some hidden tests added, in two phases: the build, once
+// (go test -c: the compiler runs, no code under test does), then as many
+// runs of the test binary as it takes (the first, and one more after each
+// crash or hang). Each run of the binary is in the sandbox where there is
+// one (package sandbox), and every process it started is killed when it
+// ends.
 type run struct {
 	mod      *module
 	replace  map[string]string // base name in solutions/ → the learner's file
@@ -36,11 +45,6 @@ type run struct {
 	// isolate gives the run a private copy of the module, a private
 	// temporary directory and a scrubbed environment (see Options.Isolate).
 	isolate bool
-	// bin is where the first run leaves the test binary (go test -o), for
-	// the runs after it to run again without building; binSum is its hash
-	// once built. "": every run builds.
-	bin, binSum string
-	binDir      string // bin's directory, which cleanup removes
 	// env is added to the test binary's environment; failFast stops a run
 	// at its first failing test, and the runs at the first failure.
 	env      []string
@@ -51,20 +55,24 @@ type run struct {
 	// trusted skips kata's vetting of the files: they are the course's
 	// own (mutant schemata, which declare kata's names and import os).
 	trusted bool
-}
 
-// cleanup removes what the runs left: the test binary.
-func (r *run) cleanup() {
-	if r.binDir != "" {
-		removeAll(r.binDir)
-	}
+	// What the build made, for every run of the binary after it.
+	work    string            // private directory: the snapshot, the overlay, the hidden tests renamed, the harness, the binary, the module's copy
+	used    *module           // the module built: mod, or its private copy
+	overlay map[string]string // -overlay's replacements
+	bin     string            // the test binary
+	id      string            // the suffix of the harness's identifiers
+	key     []byte            // the secret it is made with (harnessID); nil: a fresh one
+	sums    map[string]string // every input of the runs (path → SHA-256), the binary once built
+	built   bool
 }
 
 // runResult is what a run found out.
 type runResult struct {
 	s *stream
 	// killed names the test that ran past its time limit, "" if none;
-	// "(build)" if the run ran out of time before any test started.
+	// "(build)" if building the test binary ran out of time, "(start)" if
+	// the binary did before any test started.
 	killed string
 	// overOutput and overMemory say the run was stopped for printing or
 	// using too much; blame is the test running then ("" if none was).
@@ -77,8 +85,10 @@ type runResult struct {
 	// harness is what the harness reported; nil if the test binary did not
 	// run to its end.
 	harness *harnessReport
-	// changed lists the files of the private module copy the run changed
-	// (isolated runs only).
+	// changed lists the inputs of the run that changed while it ran: the
+	// module's files (its private copy, isolated runs only), the learner's
+	// files (isolated runs only), kata's own (the overlay, the hidden
+	// tests, the harness, the test binary).
 	changed []string
 }
 
@@ -88,11 +98,25 @@ type runResult struct {
 // code under test no more time than this.
 const gapAllowance = 30 * time.Second
 
+// buildAllowance is the time building the test binary may take: compiling
+// (with -race) and linking. It does not depend on the tests' limits.
+var buildAllowance = 3 * time.Minute
+
+// tmpSize bounds what a run of the test binary may write: its private
+// /tmp in the sandbox, and every file it writes (RLIMIT_FSIZE) on Linux.
+const tmpSize = 64 << 20
+
+// exitGrace is how long kata waits for a run's output and report to end
+// once its processes are dead: they end at once, unless a process outside
+// the run holds them (where there is no sandbox to prevent it).
+const exitGrace = 5 * time.Second
+
 // overlay returns the -overlay replacements: the learner's files over the
 // reference's in mod, the hidden tests added to the package with their
 // tests renamed, and the harness that runs them under their own names (see
-// harness.go). The renamed files and the harness are written in tmp.
-func (r *run) overlay(mod *module, tmp string) (map[string]string, error) {
+// harness.go), whose identifiers end with id and which reports (or not,
+// for Repeat). The renamed files and the harness are written in tmp.
+func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]string, error) {
 	replace := map[string]string{}
 	for base, learner := range r.replace {
 		if snap, ok := r.snapshot[base]; ok {
@@ -148,11 +172,14 @@ func (r *run) overlay(mod *module, tmp string) (map[string]string, error) {
 			return nil, fmt.Errorf("checker: hidden tests of %s: %w", id, err)
 		}
 	}
-	harness := filepath.Join(tmp, harnessFile)
-	if err := os.WriteFile(harness, harnessSource(tests), 0o644); err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
+	harness, secret := harnessSource(tests, id, report)
+	for name, src := range map[string][]byte{harnessFile: harness, secretFile: secret} {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			return nil, fmt.Errorf("checker: %w", err)
+		}
+		replace[filepath.Join(mod.pkgDir, name)] = p
 	}
-	replace[filepath.Join(mod.pkgDir, harnessFile)] = harness
 	return replace, nil
 }
 
@@ -166,79 +193,169 @@ func saveOverlay(dir string, replace map[string]string) (string, error) {
 	return f, os.WriteFile(f, data, 0o644)
 }
 
-// exec runs `go test` once for the given tests and folds its output. A test
-// that runs past its limit, output past maxOutput or memory past maxMemory
-// kills the whole process group. It returns ctx's error if ctx ends first.
-func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
-	tmp, err := os.MkdirTemp("", "kata-run-")
+// makeWork makes the run's private directory and the snapshot of the
+// learner's files in it: the runs compile the snapshot, never the live
+// files, so a file saved while its check runs is graded by the next check,
+// never half by this one.
+func (r *run) makeWork() error {
+	work, err := os.MkdirTemp("", "kata-run-")
 	if err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
+		return fmt.Errorf("checker: %w", err)
 	}
-	defer removeAll(tmp)
-	mod := r.mod
+	if os.Getuid() == 0 {
+		// The sandbox runs the test binary as nobody when kata runs as
+		// root (package sandbox): it must reach its files.
+		_ = os.Chmod(work, 0o755)
+	}
+	r.work = work
+	r.snapshot = map[string]string{}
+	for base, p := range r.replace {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("checker: reading %s: %w", p, err)
+		}
+		dir := filepath.Join(work, "src", base)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("checker: %w", err)
+		}
+		// The snapshot keeps the file's base name: the compiler names it in
+		// its messages, which kata maps back to the learner's path.
+		snap := filepath.Join(dir, filepath.Base(p))
+		if err := os.WriteFile(snap, data, 0o644); err != nil {
+			return fmt.Errorf("checker: %w", err)
+		}
+		r.snapshot[base] = snap
+	}
+	return nil
+}
+
+// prepare makes what the run builds from (makeWork first, if it has not
+// been), and takes the hash of every input.
+func (r *run) prepare() error {
+	if r.work == "" {
+		if err := r.makeWork(); err != nil {
+			return err
+		}
+	}
+	work := r.work
+	var err error
+	r.used = r.mod
 	if r.isolate {
-		if mod, err = r.mod.copyTo(filepath.Join(tmp, "mod")); err != nil {
+		if r.used, err = r.mod.copyTo(filepath.Join(work, "mod")); err != nil {
+			return err
+		}
+	}
+	r.id = harnessID(r.key, r.replace, r.hidden)
+	if r.overlay, err = r.makeOverlay(r.used, work, r.id, true); err != nil {
+		return err
+	}
+	overlayFile, err := saveOverlay(work, r.overlay)
+	if err != nil {
+		return err
+	}
+	r.bin = filepath.Join(work, "sched.test")
+	if runtime.GOOS == "windows" {
+		r.bin += ".exe"
+	}
+	inputs := []string{overlayFile}
+	for _, src := range r.overlay {
+		// Every file the build reads but the module's (which changes()
+		// checks in a private copy): the learner's are the snapshot's.
+		inputs = append(inputs, src)
+	}
+	r.sums = map[string]string{}
+	for _, p := range inputs {
+		if r.sums[p], err = fileSum(p); err != nil {
+			return fmt.Errorf("checker: %w", err)
+		}
+	}
+	return nil
+}
+
+// cleanup removes what prepare made.
+func (r *run) cleanup() {
+	if r.work != "" {
+		removeAll(r.work)
+	}
+}
+
+// inputsChanged lists the inputs of the run whose content is no longer
+// what it was when the run took their hash.
+func (r *run) inputsChanged() []string {
+	var out []string
+	for p, want := range r.sums {
+		if got, err := fileSum(p); err != nil || got != want {
+			name := filepath.Base(p)
+			switch {
+			case p == r.bin:
+				name = "the test binary"
+			case strings.HasPrefix(p, r.work+string(filepath.Separator)):
+				name, _ = filepath.Rel(r.work, p)
+				name = "kata's " + filepath.ToSlash(name)
+			}
+			out = append(out, name+" (changed)")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// changes lists what changed of the run's inputs, and of its module's
+// private copy.
+func (r *run) changes() []string {
+	var out []string
+	if r.isolate && r.used != r.mod {
+		out = r.used.changes()
+	}
+	return append(out, r.inputsChanged()...)
+}
+
+// exec runs the test binary once for the given tests, building it first
+// if it is not built yet, and folds its output. A test that runs past its
+// limit, output past maxOutput or memory past maxMemory kills the run. It
+// returns ctx's error if ctx ends first.
+func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
+	if r.overlay == nil {
+		if err := r.prepare(); err != nil {
 			return nil, err
 		}
 	}
-	replace, err := r.overlay(mod, tmp)
-	if err != nil {
-		return nil, err
+	if !r.built {
+		// What the run of the binary needs and costs a process each to
+		// learn (test2json's path, whether there is a sandbox), learnt
+		// while the binary builds; both are remembered.
+		go func() {
+			_, _ = test2jsonPath()
+			sandboxed()
+		}()
+		if res, err := r.build(ctx); err != nil || res != nil {
+			return res, err
+		}
 	}
-	overlay, err := saveOverlay(tmp, replace)
-	if err != nil {
-		return nil, err
-	}
-	doneFile, nonce := filepath.Join(tmp, "done.json"), newNonce()
+	return r.runTests(ctx, tests)
+}
 
-	var total time.Duration
-	for _, t := range tests {
-		total += r.timeouts[t]
+// build compiles the test binary: go test -c, with its own deadline
+// (buildAllowance) and the memory limit. It returns a result only if the
+// build did not give a binary to run (it failed, was stopped, or changed
+// its inputs), nil once r.bin is built.
+func (r *run) build(ctx context.Context) (*runResult, error) {
+	args := []string{"test", "-c", "-o", r.bin, "-overlay", filepath.Join(r.work, "overlay.json"), "-json"}
+	if r.race {
+		args = append(args, "-race")
 	}
-	pattern := "^(" + strings.Join(tests, "|") + ")$"
-	var cmd *exec.Cmd
-	if r.bin != "" && r.binSum != "" {
-		// Run the test binary the first run built, as go test would, but
-		// without building and linking it again.
-		if sum, err := fileSum(r.bin); err != nil || sum != r.binSum {
-			return &runResult{s: newStream(), mod: mod, changed: []string{"the test binary (changed after it was built)"}}, nil
-		}
-		cmd = exec.Command("go", "tool", "test2json", "-t", "-p", "gmpkata.grade/solutions", r.bin,
-			"-test.paniconexit0", "-test.v=test2json", "-test.count=1", "-test.timeout="+(total+time.Minute).String(), "-test.run="+pattern)
-		if r.failFast {
-			cmd.Args = append(cmd.Args, "-test.failfast")
-		}
-		cmd.Dir = mod.pkgDir
-		total += time.Minute
-	} else {
-		total += buildAllowance
-		args := []string{"test", "-overlay", overlay, "-json", "-count=1", "-p=1",
-			"-timeout", total.String(), "-run", pattern}
-		if r.race {
-			args = append(args, "-race")
-		}
-		if r.failFast {
-			args = append(args, "-failfast")
-		}
-		if r.noVet {
-			args = append(args, "-vet=off")
-		}
-		if r.bin != "" {
-			args = append(args, "-o", r.bin)
-		}
-		cmd = exec.Command("go", append(args, "./solutions")...)
-		cmd.Dir = mod.dir
+	if r.noVet {
+		args = append(args, "-vet=off")
 	}
-
-	runCtx, cancel := context.WithTimeout(ctx, total+30*time.Second)
-	defer cancel()
-	env, err := r.environ(tmp)
+	cmd := exec.Command("go", append(args, "./solutions")...)
+	cmd.Dir = r.used.dir
+	env, err := r.environ(r.work)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Env = append(append(env, r.env...), envDoneFile+"="+doneFile, envNonce+"="+nonce)
+	cmd.Env = env
 	setProcessGroup(cmd)
-	stdout, err := cmd.StdoutPipe()
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
@@ -247,12 +364,104 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("checker: starting go test: %w (is Go installed and on PATH?)", err)
 	}
+	res := &runResult{s: newStream(), mod: r.used}
+	lines, quit := readLines(out)
+	deadline := time.NewTimer(buildAllowance)
+	defer deadline.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	stopped := false
+	var interrupted error
+loop:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				break loop
+			}
+			res.s.add(line)
+			if r.maxOutput > 0 && res.s.outputBytes > r.maxOutput && !stopped {
+				res.overOutput, stopped = true, true
+				killProcessGroup(cmd)
+			}
+		case <-tick.C:
+			if !stopped && r.maxMemory > 0 && memoryLimitEnforced && sandbox.MemoryOf(cmd.Process.Pid) > r.maxMemory {
+				res.overMemory, stopped = true, true
+				killProcessGroup(cmd)
+			}
+		case <-deadline.C:
+			if !stopped {
+				res.killed, stopped = "(build)", true
+				killProcessGroup(cmd)
+			}
+		case <-ctx.Done():
+			interrupted, stopped = ctx.Err(), true
+			killProcessGroup(cmd)
+			break loop
+		}
+	}
+	close(quit)
+	_ = out.Close()
+	waitErr := cmd.Wait()
+	killProcessGroup(cmd) // whatever the go command left
+	res.wallTime = time.Since(start)
+	if interrupted != nil {
+		return nil, interrupted
+	}
+	if stopped {
+		return res, nil
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return nil, fmt.Errorf("checker: go test: %w", waitErr)
+	}
+	if waitErr != nil && !res.s.buildFailed {
+		// The go command refused before compiling (no build-fail event):
+		// what it said is the build's output.
+		res.s.buildFailed = true
+		res.s.buildOutput = append(res.s.buildOutput, res.s.pkgOutput...)
+	}
+	if res.s.buildFailed {
+		// The compiler names the files the run wrote (the renamed hidden
+		// tests, the harness) where they are, in the run's directory,
+		// whose name changes with every run: name them where the package
+		// has them instead.
+		written := map[string]string{}
+		for dst, src := range r.overlay {
+			if strings.HasPrefix(src, r.work+string(filepath.Separator)) {
+				written[filepath.Clean(src)] = dst
+			}
+		}
+		for base, snap := range r.snapshot {
+			if abs, err := filepath.Abs(r.replace[base]); err == nil {
+				written[filepath.Clean(snap)] = abs // the learner's own path
+			}
+		}
+		for i, l := range res.s.buildOutput {
+			if indent, abs, rest, ok := messageFile(l, cmd.Dir); ok && written[abs] != "" {
+				res.s.buildOutput[i] = indent + written[abs] + rest
+			}
+		}
+		return res, nil
+	}
+	if res.changed = r.changes(); len(res.changed) > 0 {
+		return res, nil
+	}
+	sum, err := fileSum(r.bin)
+	if err != nil {
+		return nil, fmt.Errorf("checker: the test binary: %w", err)
+	}
+	r.sums[r.bin], r.built = sum, true
+	return nil, nil
+}
 
-	res := &runResult{s: newStream(), mod: mod}
+// readLines reads r line by line into the channel it returns, until r
+// ends or quit is closed.
+func readLines(r io.Reader) (<-chan []byte, chan struct{}) {
 	lines, quit := make(chan []byte), make(chan struct{})
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 		for sc.Scan() {
 			select {
@@ -270,15 +479,100 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 			case <-quit:
 				return
 			}
-			_, _ = io.Copy(io.Discard, stdout)
+			_, _ = io.Copy(io.Discard, r)
 		}
 	}()
+	return lines, quit
+}
+
+// runTests runs the test binary once, for tests, through test2json (as
+// go test would), in the sandbox if there is one, with the harness's
+// secret and report on pipes of their own (harness_unix.go). The run ends
+// when every process of it has exited or been killed; only then is the
+// harness's report read, and the run's inputs checked.
+func (r *run) runTests(ctx context.Context, tests []string) (*runResult, error) {
+	res := &runResult{s: newStream(), mod: r.used}
+	res.s.standalone = true
+	if res.changed = r.changes(); len(res.changed) > 0 {
+		return res, nil
+	}
+	var total time.Duration
+	for _, t := range tests {
+		total += r.timeouts[t]
+	}
+	total += time.Minute
+	t2j, err := test2jsonPath()
+	if err != nil {
+		return nil, err
+	}
+	isolated := sandboxed()
+	tmp := "/tmp"
+	if !isolated {
+		tmp = filepath.Join(r.work, "tmp")
+		if err := os.MkdirAll(tmp, 0o700); err != nil {
+			return nil, fmt.Errorf("checker: %w", err)
+		}
+	}
+	ch, err := newReportChannel(r.work)
+	if err != nil {
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		ch.close()
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	pattern := "^(" + strings.Join(tests, "|") + ")$"
+	spec := &sandbox.Spec{
+		Path: t2j,
+		Args: []string{t2j, "-t", "-p", "gmpkata.grade/solutions", r.bin,
+			"-test.paniconexit0", "-test.v=test2json", "-test.count=1", "-test.timeout=" + total.String(), "-test.run=" + pattern},
+		Env:        append(append(r.runEnv(tmp), r.env...), ch.env...),
+		Dir:        r.used.pkgDir,
+		Stdout:     outW,
+		Stderr:     outW, // the test binary's crashes, as package output
+		ExtraFiles: ch.files,
+		Isolate:    isolated,
+		ReadOnly:   []string{r.work, r.used.dir, t2j},
+		TmpSize:    tmpSize,
+		FileSize:   tmpSize,
+	}
+	if r.failFast {
+		spec.Args = append(spec.Args, "-test.failfast")
+	}
+	start := time.Now()
+	p, err := sandbox.Start(spec)
+	if err != nil && isolated && !r.isolate {
+		// kata check: the learner's own code, which the sandbox is not
+		// there to contain. Where this system gives one but not for this
+		// run (a directory it cannot bind, say), run it as if there were
+		// none rather than not at all.
+		tmp = filepath.Join(r.work, "tmp")
+		if err = os.MkdirAll(tmp, 0o700); err == nil {
+			spec.Isolate, spec.Env = false, append(append(r.runEnv(tmp), r.env...), ch.env...)
+			p, err = sandbox.Start(spec)
+		}
+	}
+	outW.Close()
+	ch.started()
+	if err != nil {
+		outR.Close()
+		ch.close()
+		return nil, fmt.Errorf("checker: running the tests: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- p.Wait() }()
+	lines, quit := readLines(outR)
+
+	runCtx, cancel := context.WithTimeout(ctx, total+30*time.Second)
+	defer cancel()
 	// deadline is when the running test, or the gap after one, runs out.
-	var deadline, nextMemCheck, killedAt time.Time
-	stopped := false
+	var deadline, nextMemCheck, exitedAt time.Time
+	stopped, done := false, false
+	var waitErr, interrupted error
 	kill := func() {
-		stopped, killedAt = true, time.Now()
-		killProcessGroup(cmd)
+		stopped = true
+		p.Kill()
 	}
 	current := func() string {
 		if res.s.running != "" {
@@ -288,13 +582,17 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	var interrupted error
+	ctxDone := runCtx.Done()
 loop:
 	for {
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				break loop
+				lines = nil
+				if done {
+					break loop
+				}
+				continue
 			}
 			before := res.s.running
 			res.s.add(line)
@@ -314,13 +612,21 @@ loop:
 				res.overOutput, res.blame = true, current()
 				kill()
 			}
+		case waitErr = <-exited:
+			// Every process of the run is dead (or, with no sandbox, was
+			// killed): the output ends now.
+			done, exitedAt, exited = true, time.Now(), nil
+			if lines == nil {
+				break loop
+			}
 		case now := <-tick.C:
-			if stopped {
-				if now.Sub(killedAt) > 10*time.Second {
-					// Something outside the process group holds the pipe
-					// open: stop waiting for it.
-					break loop
+			if done {
+				if now.Sub(exitedAt) > exitGrace {
+					break loop // something outside the run holds the output open
 				}
+				continue
+			}
+			if stopped {
 				continue
 			}
 			if !deadline.IsZero() && now.After(deadline) {
@@ -330,69 +636,88 @@ loop:
 			}
 			if r.maxMemory > 0 && memoryLimitEnforced && now.After(nextMemCheck) {
 				nextMemCheck = now.Add(200 * time.Millisecond)
-				if groupRSS(cmd.Process.Pid) > r.maxMemory {
+				if p.Memory() > r.maxMemory {
 					res.overMemory, res.blame = true, current()
 					kill()
 				}
 			}
-		case <-runCtx.Done():
+		case <-ctxDone:
+			ctxDone = nil
 			if ctx.Err() != nil {
 				interrupted = ctx.Err()
-			} else if res.killed == "" {
+			} else if res.killed == "" && !stopped {
 				res.killed = current()
 				if res.killed == "" {
-					res.killed = "(build)"
+					res.killed = "(start)"
 				}
 			}
 			kill()
-			break loop
 		}
 	}
 	close(quit)
-	_ = stdout.Close() // unblocks the reader if the pipe is still open
-	waitErr := cmd.Wait()
+	_ = outR.Close() // unblocks the reader if the pipe is still open
+	if !done {
+		p.Kill()
+		waitErr = <-exited
+	}
 	res.wallTime = time.Since(start)
+	res.harness = ch.report(exitGrace)
 	if interrupted != nil {
 		return nil, interrupted
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return nil, fmt.Errorf("checker: go test: %w", waitErr)
+		return nil, fmt.Errorf("checker: running the tests: %w", waitErr)
 	}
-	res.harness = readHarnessReport(doneFile, nonce)
-	if res.s.buildFailed {
-		// The compiler names the files the run wrote (the renamed hidden
-		// tests, the harness) where they are, in tmp, whose name changes
-		// with every run and which is gone once it ends: name them where
-		// the package has them instead.
-		written := map[string]string{}
-		for dst, src := range replace {
-			if strings.HasPrefix(src, tmp+string(filepath.Separator)) {
-				written[filepath.Clean(src)] = dst
-			}
-		}
-		for base, snap := range r.snapshot {
-			if abs, err := filepath.Abs(r.replace[base]); err == nil {
-				written[filepath.Clean(snap)] = abs // the learner's own path
-			}
-		}
-		for i, l := range res.s.buildOutput {
-			if indent, abs, rest, ok := messageFile(l, cmd.Dir); ok && written[abs] != "" {
-				res.s.buildOutput[i] = indent + written[abs] + rest
-			}
-		}
-	}
-	if r.isolate {
-		res.changed = mod.changes()
-	}
-	if r.bin != "" && r.binSum == "" && !res.s.buildFailed {
-		// The code under test ran with the binary at hand: take its hash
-		// now, and refuse to run it again if it changes.
-		if sum, err := fileSum(r.bin); err == nil {
-			r.binSum = sum
-		}
-	}
+	res.changed = r.changes()
 	return res, nil
+}
+
+// test2json is where the go command keeps test2json, which turns a test
+// binary's output into go test -json's events, as go test would.
+var test2json struct {
+	sync.Mutex
+	path string
+}
+
+// test2jsonPath finds test2json, building it if the toolchain has not
+// yet (go tool -n), once.
+func test2jsonPath() (string, error) {
+	test2json.Lock()
+	defer test2json.Unlock()
+	if test2json.path != "" {
+		if _, err := os.Stat(test2json.path); err == nil {
+			return test2json.path, nil
+		}
+	}
+	cmd := exec.Command("go", "tool", "-n", "test2json")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("checker: finding test2json (go tool -n test2json): %w (is Go installed and on PATH?)", err)
+	}
+	test2json.path = strings.TrimSpace(string(out))
+	return test2json.path, nil
+}
+
+// sandboxed reports whether runs of the test binary are isolated: what
+// the sandbox says (a variable, so that tests can run without it).
+var sandboxed = func() bool {
+	ok, _ := sandbox.Available()
+	return ok
+}
+
+// sandboxNotice is said once per process.
+var sandboxNotice sync.Once
+
+// noticeSandbox says, once, on standard error, that there is no sandbox
+// to grade in on this system, and why.
+func noticeSandbox() {
+	if ok, why := sandbox.Available(); !ok {
+		sandboxNotice.Do(func() {
+			fmt.Fprintf(os.Stderr, "kata: no sandbox on this system (%s): student code runs with your permissions; see Appendix D\n", why)
+		})
+	}
 }
 
 // fileSum returns the SHA-256 of a file's content.
@@ -409,23 +734,14 @@ func fileSum(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// environ is the environment of a run. An isolated run gets only what the
-// go command needs (the code under test runs in it: it need not see the
-// instructor's tokens and keys), and a temporary directory of its own.
+// environ is the environment of a build. An isolated run's gets only what
+// the go command needs, and a temporary directory of its own.
 func (r *run) environ(tmp string) ([]string, error) {
 	env := os.Environ()
-	// The go command's own work directory goes in the run's: when a run
-	// is killed, the go command cannot remove it, and kata's removal of
-	// the run's directory does.
-	gotmp := filepath.Join(tmp, "gotmp")
-	if err := os.Mkdir(gotmp, 0o700); err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
-	}
-	env = append(env, "GOTMPDIR="+gotmp)
 	if r.isolate {
 		env = scrubbed(env)
 		dir := filepath.Join(tmp, "tmp")
-		if err := os.Mkdir(dir, 0o700); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("checker: %w", err)
 		}
 		env = append(env, "TMPDIR="+dir)
@@ -433,6 +749,14 @@ func (r *run) environ(tmp string) ([]string, error) {
 			env = append(env, "TMP="+dir, "TEMP="+dir)
 		}
 	}
+	// The go command's own work directory goes in the run's: when a build
+	// is killed, the go command cannot remove it, and kata's removal of
+	// the run's directory does.
+	gotmp := filepath.Join(tmp, "gotmp")
+	if err := os.MkdirAll(gotmp, 0o700); err != nil {
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	env = append(env, "GOTMPDIR="+gotmp)
 	return append(env, "GOWORK=off", "GOFLAGS=", "GO111MODULE=on"), nil
 }
 
@@ -483,7 +807,3 @@ func removeAll(dir string) {
 	})
 	_ = os.RemoveAll(dir)
 }
-
-// buildAllowance is the time a run may take beyond its tests' limits:
-// compiling (with -race) and linking the test binary.
-const buildAllowance = 3 * time.Minute

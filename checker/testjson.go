@@ -34,6 +34,15 @@ type stream struct {
 	buildFailed bool
 	pkgOutput   []string // output outside any test (a crash in init, the final FAIL)
 	outputBytes int
+	// standalone: the stream is test2json's, run on a test binary
+	// itself. When the binary dies in the middle of a test, test2json's
+	// last event, the package's result, names that test (the last it
+	// saw: go test, which prints a line that ends the package first,
+	// does not). So a test's end is held until another line comes: the
+	// last line of the stream is never a test's end (a test binary that
+	// reaches its end prints PASS or FAIL after its last test).
+	standalone bool
+	held       []byte
 }
 
 func newStream() *stream {
@@ -55,6 +64,23 @@ func top(name string) string {
 // compiler's messages are left as they are, to name what the code
 // declared.
 func (s *stream) add(line []byte) {
+	if s.standalone {
+		if held := s.held; held != nil {
+			s.held = nil
+			s.fold(held)
+		}
+		var ev testEvent
+		if json.Unmarshal(line, &ev) == nil && ev.Test != "" && top(ev.Test) == ev.Test &&
+			(ev.Action == "pass" || ev.Action == "fail" || ev.Action == "skip") {
+			s.held = line
+			return
+		}
+	}
+	s.fold(line)
+}
+
+// fold folds one line into the outcomes.
+func (s *stream) fold(line []byte) {
 	var ev testEvent
 	if err := json.Unmarshal(line, &ev); err != nil || ev.Action == "" {
 		s.outputBytes += len(line)
@@ -92,6 +118,14 @@ func (s *stream) add(line []byte) {
 	case "output":
 		if !isFrameworkLine(ev.Output) {
 			o.output = append(o.output, unrenameTests(strings.TrimRight(ev.Output, "\n")))
+		} else if action := resultOf(ev.Output, name); s.standalone && ev.Test == name && action != "" {
+			// The test's end, as the binary printed it. test2json holds
+			// its event until the next test starts or the package ends:
+			// should the binary die meanwhile, it never comes.
+			o.action, o.finished = action, true
+			if s.running == name {
+				s.running = ""
+			}
 		}
 	case "pass", "fail", "skip":
 		if ev.Test == name {
@@ -115,4 +149,17 @@ func isFrameworkLine(line string) bool {
 		}
 	}
 	return false
+}
+
+// resultOf returns the result ("pass", "fail" or "skip") that line, the
+// testing package's result line of test name ("--- PASS: name (0.00s)"),
+// gives; "" if line is not one.
+func resultOf(line, name string) string {
+	t := strings.TrimSpace(line)
+	for prefix, action := range map[string]string{"--- PASS: ": "pass", "--- FAIL: ": "fail", "--- SKIP: ": "skip"} {
+		if rest, ok := strings.CutPrefix(t, prefix); ok && strings.HasPrefix(rest, name+" ") {
+			return action
+		}
+	}
+	return ""
 }

@@ -32,7 +32,8 @@ type vetting struct {
 // module's.
 func (c *Checker) vetter() (*vet.Vetter, error) {
 	c.vet.once.Do(func() {
-		cfg := vet.Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{harnessFile: harnessSource(nil)}}
+		harness, secret := harnessSource(nil, "ID", true)
+		cfg := vet.Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{harnessFile: harness, secretFile: secret}}
 		for name, data := range c.mod.files {
 			if base, ok := strings.CutPrefix(name, "solutions/"); ok {
 				cfg.Reference[base] = data

@@ -188,11 +188,16 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 	})
 	t.Run("writes-outside", func(t *testing.T) {
 		res := c.Lesson(context.Background(), l, runqWith(t, ref, []string{"os"}, `func init() {
-	os.WriteFile("proc.go", []byte("package sched\n\nfunc broken() { undefinedEverywhere() }\n"), 0o644)
+	if err := os.WriteFile("proc.go", []byte("package sched\n\nfunc broken() { undefinedEverywhere() }\n"), 0o644); err != nil {
+		panic("kept from writing: " + err.Error())
+	}
 	os.WriteFile("../escaped.txt", []byte("was here"), 0o644)
 }
 `))
-		refuse(t, res, `^changed the grader's files while its tests ran \(escaped\.txt \(added\), solutions/proc\.go \(changed\)\)`)
+		// Without a sandbox the write lands, and kata sees the change; in
+		// the sandbox, where the module is read-only, it fails.
+		refuse(t, res, `^changed the grader's files while its tests ran \(escaped\.txt \(added\), solutions/proc\.go \(changed\)\)|`+
+			`panic: kept from writing: open proc\.go: read-only file system`)
 	})
 	if testing.Short() || runtime.GOOS != "linux" {
 		return

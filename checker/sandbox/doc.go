@@ -3,10 +3,6 @@
 // it. Start runs the program; Proc.Kill, Proc.Wait and Proc.Memory are
 // how kata stops it, waits for it and watches its memory.
 //
-// Not wired in yet: kata's checker still runs test binaries as before
-// (checker/run.go); the run that uses this package is the next step of
-// issue #11.
-//
 // # What it does
 //
 // Every program Start runs is under an init of its own: kata's own

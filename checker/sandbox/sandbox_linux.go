@@ -151,6 +151,10 @@ func start(s *Spec, probe bool) (*Proc, error) {
 		}
 		return nil, errors.New("sandbox: " + msg)
 	}
+	// The init has pivoted to its own root, and needs the directory it
+	// built it on no more: removed now, it is not left behind should
+	// kata be killed.
+	p.cleanup()
 	return p, nil
 }
 
@@ -208,6 +212,7 @@ func (p *Proc) Memory() int64 {
 func (p *Proc) cleanup() {
 	if p.root != "" {
 		_ = os.Remove(p.root)
+		p.root = ""
 	}
 }
 
