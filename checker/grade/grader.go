@@ -373,7 +373,12 @@ func (g *Grader) run(ctx context.Context, work string, j *job) (res *checker.Les
 // every test has already failed is not run again: nothing is left to
 // learn from it.
 func (g *Grader) repeat(ctx context.Context, l *lessons.Lesson, paths map[string]string) *checker.LessonResult {
-	res := g.ck.Lesson(ctx, l, paths)
+	return g.repeatRuns(ctx, func() *checker.LessonResult { return g.ck.Lesson(ctx, l, paths) })
+}
+
+// repeatRuns is repeat with grade as one run of the lesson.
+func (g *Grader) repeatRuns(ctx context.Context, grade func() *checker.LessonResult) *checker.LessonResult {
+	res := grade()
 	failed := map[string]int{}
 	tally := func(r *checker.LessonResult) {
 		for _, t := range r.Tests {
@@ -393,7 +398,7 @@ func (g *Grader) repeat(ctx context.Context, l *lessons.Lesson, paths map[string
 	}
 	runs := 1
 	for runs < g.opts.Runs && res.Status != checker.StatusError && len(res.CompileErrors) == 0 && passing() {
-		next := g.ck.Lesson(ctx, l, paths)
+		next := grade()
 		if ctx.Err() != nil || next.Status == checker.StatusError {
 			return next
 		}
