@@ -250,7 +250,11 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 			switch {
 			case name == rr.killed:
 				limit := r.timeouts[name]
-				record(name, StatusFail, strings.TrimSpace(fmt.Sprintf("did not finish within %s: stuck in a loop, or deadlocked? %s", limit, tail(outputOf(o), 5))), limit.Seconds())
+				where, out := c.hangLocation(rr.mod, outputOf(o), replace)
+				if where != "" {
+					where = " " + where + ":"
+				}
+				record(name, StatusFail, strings.TrimSpace(fmt.Sprintf("did not finish within %s:%s stuck in a loop, or deadlocked? %s", limit, where, tail(out, 5))), limit.Seconds())
 				stopped++
 			case rr.overMemory && name == rr.blame:
 				record(name, StatusFail, fmt.Sprintf("used more than %d MiB of memory; stopped", c.opts.MaxMemory>>20), 0)

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,8 +13,10 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -58,7 +61,7 @@ import (
 
 // harnessVersion changes whenever the harness's protocol or the way a
 // grade is read from it does; it is part of every Checker's fingerprint.
-const harnessVersion = 3
+const harnessVersion = 4
 
 // harnessFile is the name the harness gets in the graded package, and
 // secretFile the name of the part of it that reads the nonce: a file that
@@ -67,6 +70,13 @@ const harnessVersion = 3
 const (
 	harnessFile = "zz_kata_harness_test.go"
 	secretFile  = "0_kata_harness.go"
+)
+
+// dumpStart and dumpEnd frame the goroutine dump the harness prints when
+// a test nears its time limit (hangLocation reads it).
+const (
+	dumpStart = "kata: goroutines near the time limit:"
+	dumpEnd   = "kata: end of goroutines"
 )
 
 // renamedPrefix is put before the name of every test of a hidden test
@@ -88,17 +98,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 var (
 	kataHarnessEntered_ID atomic.Bool
 	kataMu_ID             sync.Mutex
 	kataVerdicts_ID       = map[string]string{}
+	kataRunning_ID        string    // the test running, under kataMu_ID
+	kataStarted_ID        time.Time // when it started
 )
 
 // kataRecord_ID records t's verdict under name once t and its subtests
 // have ended (its cleanup, registered first, runs after the test's own).
 func kataRecord_ID(t *testing.T, name string) {
+	kataMu_ID.Lock()
+	kataRunning_ID, kataStarted_ID = name, time.Now()
+	kataMu_ID.Unlock()
 	t.Cleanup(func() {
 		v := "pass"
 		switch {
@@ -109,14 +125,43 @@ func kataRecord_ID(t *testing.T, name string) {
 		}
 		kataMu_ID.Lock()
 		kataVerdicts_ID[name] = v
+		if kataRunning_ID == name {
+			kataRunning_ID = ""
+		}
 		kataMu_ID.Unlock()
 	})
+}
+
+// kataWatch_ID prints every goroutine's stack, once per test, when a test
+// has run nine tenths of its time limit (kataLimits_ID, in ms): kata kills
+// it at the limit, and reads in the dump where the learner's code was.
+func kataWatch_ID() {
+	dumped := map[string]bool{}
+	for {
+		time.Sleep(50 * time.Millisecond)
+		kataMu_ID.Lock()
+		name, started := kataRunning_ID, kataStarted_ID
+		kataMu_ID.Unlock()
+		limit, ok := kataLimits_ID[name]
+		if name == "" || !ok || dumped[name] || time.Since(started) < time.Duration(limit)*time.Millisecond*9/10 {
+			continue
+		}
+		dumped[name] = true
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		os.Stdout.Write([]byte("\n" + kataDumpStart_ID + "\n"))
+		os.Stdout.Write(buf)
+		os.Stdout.Write([]byte("\n" + kataDumpEnd_ID + "\n"))
+	}
 }
 
 func TestMain(m *testing.M) {
 	honest := kataHarnessEntered_ID.CompareAndSwap(false, true)
 	if pc, _, _, ok := runtime.Caller(1); !ok || runtime.FuncForPC(pc) == nil || runtime.FuncForPC(pc).Name() != "main.main" {
 		honest = false // TestMain called by the code under test
+	}
+	if len(kataLimits_ID) > 0 {
+		go kataWatch_ID()
 	}
 	code := m.Run()
 	kataMu_ID.Lock()
@@ -132,10 +177,24 @@ func TestMain(m *testing.M) {
 // harnessSource returns the harness for a package whose hidden tests,
 // renamed by renameTests, are tests: the test file (harnessFile) and the
 // file that reads the nonce (secretFile), with id as the suffix of every
-// identifier. Without report the harness reports nothing (Repeat).
-func harnessSource(tests []string, id string, report bool) (harness, secret []byte) {
+// identifier. Without report the harness reports nothing (Repeat). A test
+// with a limit gets its goroutines dumped near it (kataWatch_ID).
+func harnessSource(tests []string, id string, report bool, limits map[string]time.Duration) (harness, secret []byte) {
 	var b strings.Builder
 	b.WriteString(harnessHead)
+	fmt.Fprintf(&b, "\nconst (\n\tkataDumpStart_ID = %q\n\tkataDumpEnd_ID   = %q\n)\n", dumpStart, dumpEnd)
+	b.WriteString("\nvar kataLimits_ID = map[string]int64{")
+	for _, name := range tests {
+		if d, ok := limits[name]; ok {
+			fmt.Fprintf(&b, "\n\t%q: %d,", name, d.Milliseconds())
+		}
+	}
+	b.WriteString("\n}\n")
+	// The tests run in the order their wrappers are declared: the shortest
+	// limit first, so that a file that loops is found by the test that
+	// waits least for it (the others then do not run: MaxTimeouts).
+	tests = slices.Clone(tests)
+	slices.SortStableFunc(tests, func(a, b string) int { return cmp.Compare(limits[a], limits[b]) })
 	for _, name := range tests {
 		fmt.Fprintf(&b, "\nfunc %s(t *testing.T) { kataRecord_ID(t, %q); %s(t) }\n", name, name, renamedPrefix+name)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -79,4 +80,81 @@ func (c *Checker) showFile(mod *module, path string, replace map[string]string) 
 	default:
 		return base + ", reference"
 	}
+}
+
+// goroutineHeader starts a goroutine's stack in a dump: its number and
+// state ("running", "sync.Mutex.Lock, 2 minutes").
+var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[([^\]]*)\]:`)
+
+// hangLocation reads the goroutine dump the harness printed as a test
+// neared its time limit (kataWatch) and says where the learner's code was:
+// "runqgethead (runq.go:133) was still running". Goroutines running or
+// runnable come first; a learner's frame is the topmost frame of a
+// goroutine in one of the learner's files. It returns the output with the
+// dump taken out (it names the grading module's paths), and "" if there
+// was no dump or no learner's frame in it.
+func (c *Checker) hangLocation(mod *module, lines []string, replace map[string]string) (where string, rest []string) {
+	start, end := -1, len(lines)
+	for i, l := range lines {
+		switch strings.TrimSpace(l) {
+		case dumpStart:
+			if start < 0 {
+				start = i
+			}
+		case dumpEnd:
+			if start >= 0 && end == len(lines) {
+				end = i
+			}
+		}
+	}
+	if start < 0 {
+		return "", lines
+	}
+	rest = append(slices.Clone(lines[:start]), lines[min(end+1, len(lines)):]...)
+	var running, waiting []string
+	state, found := "", true
+	for i := start + 1; i < end; i++ {
+		if m := goroutineHeader.FindStringSubmatch(strings.TrimSpace(lines[i])); m != nil {
+			state, found = m[1], false
+			continue
+		}
+		if found || i+1 >= end {
+			continue
+		}
+		fn := strings.TrimSpace(lines[i])
+		m := frameFile.FindStringSubmatch(lines[i+1])
+		if m == nil || !strings.HasPrefix(fn, "gmpkata.grade/solutions.") {
+			continue
+		}
+		path := filepath.Clean(m[1])
+		if !strings.HasPrefix(path, mod.pkgDir) || replace[filepath.Base(path)] == "" {
+			continue
+		}
+		found = true
+		name := fn
+		if fm := frameFunc.FindStringSubmatch(strings.TrimPrefix(fn, "gmpkata.grade/solutions.")); fm != nil {
+			name = fm[1]
+		}
+		at := fmt.Sprintf("%s (%s:%s)", name, filepath.Base(path), m[2])
+		kind, _, _ := strings.Cut(state, ",")
+		switch kind {
+		case "running", "runnable":
+			if !slices.Contains(running, at) {
+				running = append(running, at)
+			}
+		default:
+			if w := at + " was waiting (" + kind + ")"; !slices.Contains(waiting, w) {
+				waiting = append(waiting, w)
+			}
+		}
+	}
+	switch {
+	case len(running) == 1:
+		return running[0] + " was still running", rest
+	case len(running) > 1:
+		return listSome(running, 2) + " were still running", rest
+	case len(waiting) > 0:
+		return listSome(waiting, 2), rest
+	}
+	return "", rest
 }

@@ -172,7 +172,7 @@ func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]
 			return nil, fmt.Errorf("checker: hidden tests of %s: %w", id, err)
 		}
 	}
-	harness, secret := harnessSource(tests, id, report)
+	harness, secret := harnessSource(tests, id, report, r.timeouts)
 	for name, src := range map[string][]byte{harnessFile: harness, secretFile: secret} {
 		p := filepath.Join(tmp, name)
 		if err := os.WriteFile(p, src, 0o644); err != nil {

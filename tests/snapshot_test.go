@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +69,36 @@ func TestCheckGradesOneSnapshot(t *testing.T) {
 		}
 	}
 	assert.Len(t, hung, 1, "once a test hung, the others must not each wait out their limit: %v", hung)
+	// The hung test names the looping function and a line of its loop
+	// (where the goroutine dump caught it), and no path of kata's.
+	first, last := funcLines(t, loop, "func runqgethead(")
+	for _, tr := range l.Tests {
+		if !strings.Contains(tr.Message, "did not finish within") {
+			continue
+		}
+		m := regexp.MustCompile(`did not finish within \S+: runqgethead \(runq\.go:(\d+)\) was still running: stuck in a loop, or deadlocked\?`).FindStringSubmatch(tr.Message)
+		if assert.NotNil(t, m, "the hung test's message names the looping function: %q", tr.Message) {
+			line, _ := strconv.Atoi(m[1])
+			assert.True(t, line > first && line < last, "line %d is not in runqgethead (lines %d-%d)", line, first, last)
+		}
+		assert.NotContains(t, tr.Message, cacheDir(t), "the message names kata's cache")
+		assert.NotContains(t, tr.Message, "goroutine ", "the goroutine dump is read, not shown")
+	}
 	assert.Less(t, took, 60*time.Second, "a looping lesson must be reported within a minute")
+}
+
+// funcLines returns the lines (from 1) where the function that starts with
+// decl begins and ends in src.
+func funcLines(t *testing.T, src, decl string) (first, last int) {
+	t.Helper()
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, decl) {
+			first = i + 1
+		} else if first > 0 && l == "}" {
+			return first, i + 1
+		}
+	}
+	t.Fatalf("no %s in the file", decl)
+	return 0, 0
 }
