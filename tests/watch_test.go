@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,9 @@ import (
 
 // TestWatchRechecksOnSave starts kata watch on a fresh workspace, waits for
 // its first check (a fail), saves a working runq.go, and expects a second
-// check that passes. It polls fast so that it also covers file systems that
-// send no events.
+// check that passes; then watch moves on to lesson 02 and checks its file
+// when saved. Stopped in the middle of a check, it says so and exits 0. It
+// polls fast so that it also covers file systems that send no events.
 func TestWatchRechecksOnSave(t *testing.T) {
 	bin := buildKata(t)
 	home := t.TempDir()
@@ -30,10 +32,7 @@ func TestWatchRechecksOnSave(t *testing.T) {
 	require.NoError(t, err)
 	cmd.Stderr = cmd.Stdout
 	require.NoError(t, cmd.Start())
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
+	defer cmd.Process.Kill()
 
 	lines := make(chan string, 100)
 	go func() {
@@ -65,4 +64,24 @@ func TestWatchRechecksOnSave(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "runq.go"), ref, 0o644))
 	waitFor("PASS 01-ringbuffer", 5*time.Minute)
+	waitFor("Next lesson: 02-runnext (kata task 02). Watching runnext.go", time.Minute)
+
+	ref, err = os.ReadFile("../solutions/runnext.go")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "runnext.go"), ref, 0o644))
+	waitFor("checking 02-runnext", time.Minute)
+	if runtime.GOOS == "windows" {
+		return // no SIGINT to send
+	}
+	// Ctrl-C in the middle of that check.
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	var rest []string
+	for l := range lines {
+		rest = append(rest, l)
+	}
+	require.NoError(t, cmd.Wait(), "kata watch stopped by Ctrl-C exits 0:\n%s", strings.Join(rest, "\n"))
+	require.Contains(t, rest, "Stopped.")
+	for _, l := range rest {
+		require.NotContains(t, l, "could not run the check", "an interrupted check is not a failure to check")
+	}
 }

@@ -15,7 +15,7 @@ import (
 
 var watchCommand = &cli.Command{
 	Name:      "watch",
-	Usage:     "re-check a lesson every time you save its file",
+	Usage:     "re-check a lesson every time you save its file, and move on to the next once it passes",
 	ArgsUsage: "[LESSON]  (default: your next lesson)",
 	Flags: []cli.Flag{
 		&cli.DurationFlag{Name: "poll", Value: time.Second, Usage: "also look for changes this often (for file systems that send no events)"},
@@ -51,6 +51,14 @@ func runWatch(c *cli.Context) error {
 	}
 	files := ws.LessonFiles(l)
 	w := c.App.Writer
+	// Every lesson's files: watch moves on to the next lesson once one
+	// passes, and then watches its files.
+	watched := map[string]bool{}
+	for _, ll := range lessons.Default.All() {
+		for name := range ws.LessonFiles(ll) {
+			watched[name] = true
+		}
+	}
 
 	// Events when the platform sends them; polling always, for network and
 	// container file systems that don't. Whichever sees a change first
@@ -63,7 +71,7 @@ func runWatch(c *cli.Context) error {
 		if err := fw.Add(ws.Dir); err == nil {
 			go func() {
 				for ev := range fw.Events {
-					if _, ours := files[filepath.Base(ev.Name)]; ours {
+					if watched[filepath.Base(ev.Name)] {
 						select {
 						case events <- struct{}{}:
 						default:
@@ -82,6 +90,10 @@ func runWatch(c *cli.Context) error {
 			last = sum
 			fmt.Fprintf(w, "\n%s checking %s ...\n", time.Now().Format("15:04:05"), l.ID)
 			res := ck.Lesson(c.Context, l, files)
+			if c.Context.Err() != nil {
+				fmt.Fprintln(w, "Stopped.") // Ctrl-C mid-check: no grade, and nothing to report
+				return nil
+			}
 			record(ws, l, res)
 			if err := ws.Save(); err != nil {
 				return couldNot(err)
@@ -89,7 +101,13 @@ func runWatch(c *cli.Context) error {
 			printLessonResult(w, res, ws, l)
 			if res.Status == checker.StatusPass {
 				if next := nextLesson(ws); next != nil {
-					fmt.Fprintf(w, "Next lesson: %s (kata task %s). Watching %s until you stop me (Ctrl-C).\n", next.ID, next.ID[:2], join(l.Files))
+					// On to the next lesson, as rustlings does: its file is
+					// checked when saved, not now (it is likely the stub).
+					l, files = next, ws.LessonFiles(next)
+					last = hashFiles(files)
+					fmt.Fprintf(w, "Next lesson: %s (kata task %s). Watching %s; save to check (Ctrl-C to stop).\n", next.ID, next.ID[:2], join(l.Files))
+				} else {
+					fmt.Fprintln(w, "Every lesson passes. Stop me with Ctrl-C.")
 				}
 			} else {
 				fmt.Fprintf(w, "Watching %s; save to check again (Ctrl-C to stop).\n", join(l.Files))
