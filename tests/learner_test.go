@@ -123,4 +123,27 @@ func TestLearnerSolvesLessonOne(t *testing.T) {
 	var list []struct{ ID, Status string }
 	require.NoError(t, json.Unmarshal([]byte(out), &list))
 	assert.Equal(t, "pass", list[0].Status)
+
+	// check --all, one lesson in: the seven untouched lessons are a line
+	// each, and the capstone waits until every lesson passes.
+	out, code = run(t, bin, ws, "check", "--all", "--no-race")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "PASS 01-ringbuffer")
+	for _, id := range []string{"02-runnext", "03-globrunqget", "04-findrunnable", "05-spinning", "06-gopark", "07-sysmon", "08-procresize"} {
+		assert.Regexp(t, `(?m)^TODO `+id+`  .*  0/100  not started: \S+\.go is the skeleton's \(kata task `+id[:2]+`\)$`, out)
+	}
+	assert.Contains(t, out, "WAIT capstone  all lessons together: runs once every lesson passes (1 of 8 pass)")
+	assert.NotContains(t, out, "not implemented", "no stub was run")
+	out, code = run(t, bin, ws, "check", "--all", "--no-race", "--format", "json")
+	assert.Equal(t, 1, code, out)
+	rep = checkJSON{}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Lessons, 8, "the eight lessons; no capstone while some fail")
+	for _, l := range rep.Lessons[1:] {
+		assert.Equal(t, "fail", l.Status, l.ID)
+		assert.Equal(t, 100, l.MaxScore, l.ID)
+		for _, tr := range l.Tests {
+			assert.Equal(t, "not started: the skeleton's stubs, unchanged", tr.Message, tr.Name)
+		}
+	}
 }

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"regexp"
 	"strings"
 	"time"
+
+	gmpkata "github.com/gmp-kata/gmp-kata"
 
 	"github.com/gmp-kata/gmp-kata/checker"
 	"github.com/gmp-kata/gmp-kata/checker/report"
@@ -104,17 +109,38 @@ func runCheck(c *cli.Context) error {
 			strings.Join(strangers, ", "), verb, lessonFileList(todo), what)
 	}
 	var report checkReport
+	passed := 0
 	for _, l := range todo {
+		if c.Bool("all") && notStarted(ws, l) {
+			// One line, not a page of "not implemented" panics: its tests
+			// would all fail, and that is no news.
+			res := notStartedResult(l)
+			report.Lessons = append(report.Lessons, res)
+			if !asJSON {
+				st := styleFor(human)
+				fmt.Fprintf(human, "%s %s  %s  0/%d  not started: %s is the skeleton's (kata task %s)\n\n", st.dim("TODO"), st.bold(l.ID), l.Title, res.MaxScore, strings.Join(l.Files, ", "), l.ID[:2])
+			}
+			continue
+		}
 		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), opts)
 		if !focused {
 			record(ws, l, res)
+		}
+		if res.Status == checker.StatusPass {
+			passed++
 		}
 		report.Lessons = append(report.Lessons, res)
 		if !asJSON {
 			printLessonResult(human, res, ws, l)
 		}
 	}
-	if c.Bool("all") {
+	if c.Bool("all") && passed < len(todo) {
+		// The capstone runs every lesson's tests on all the files at once:
+		// with a lesson failing it cannot pass, and would say nothing new.
+		if !asJSON {
+			fmt.Fprintf(human, "%s %s  all lessons together: runs once every lesson passes (%d of %d pass)\n", styleFor(human).dim("WAIT"), styleFor(human).bold(checker.CapstoneID), passed, len(todo))
+		}
+	} else if c.Bool("all") {
 		files := map[string]string{}
 		for _, l := range todo {
 			for f, p := range ws.LessonFiles(l) {
@@ -143,6 +169,33 @@ func runCheck(c *cli.Context) error {
 		}
 	}
 	return checkExit(report.Lessons)
+}
+
+// notStarted reports whether every file of l in ws is still the skeleton's.
+func notStarted(ws *workspace.Workspace, l *lessons.Lesson) bool {
+	for name, path := range ws.LessonFiles(l) {
+		stub, err := fs.ReadFile(gmpkata.Sources, "skeleton/"+name)
+		if err != nil {
+			return false
+		}
+		mine, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(mine, stub) {
+			return false
+		}
+	}
+	return true
+}
+
+// notStartedResult is the grade of a lesson whose files are the skeleton's:
+// every test failed, as running them would have it, without running them.
+func notStartedResult(l *lessons.Lesson) *checker.LessonResult {
+	res := &checker.LessonResult{ID: l.ID, Title: l.Title, Status: checker.StatusFail}
+	for _, t := range l.Tests {
+		res.MaxScore += t.Points
+		res.Tests = append(res.Tests, checker.TestResult{Name: t.Name, Status: checker.StatusFail, MaxScore: t.Points,
+			Kind: string(t.Kind), About: t.About, Message: "not started: the skeleton's stubs, unchanged"})
+	}
+	return res
 }
 
 // lessonFileList names the files of ls: "runq.go for 01-ringbuffer".
@@ -218,12 +271,19 @@ func printLessonResult(w io.Writer, res *checker.LessonResult, ws *workspace.Wor
 		printLines(w, res.CompileErrors)
 		return
 	}
+	said := map[string]string{} // a failure's message → the first test that said it
 	for _, t := range res.Tests {
 		if t.Status == checker.StatusPass {
 			fmt.Fprintf(w, "  %s %-28s %2d/%-2d %s\n", st.green("✓"), t.Name, t.Score, t.MaxScore, st.dim(t.About))
 			continue
 		}
 		fmt.Fprintf(w, "  %s %-28s %2d/%-2d %s\n", st.red("✗"), t.Name, t.Score, t.MaxScore, t.About)
+		if first, ok := said[t.Message]; ok && strings.Contains(t.Message, "\n") {
+			// The same crash, test after test: said once.
+			fmt.Fprintf(w, "      %s\n", st.dim("the same as "+first))
+			continue
+		}
+		said[t.Message] = t.Name
 		for _, line := range strings.Split(t.Message, "\n") {
 			fmt.Fprintf(w, "      %s\n", line)
 		}

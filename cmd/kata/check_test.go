@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gmp-kata/gmp-kata/checker"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,4 +42,21 @@ func TestCheckShowsWhyAFileIsRefused(t *testing.T) {
 	require.Len(t, rep.Lessons, 1)
 	assert.Len(t, rep.Lessons[0].VetProblems, 2)
 	assert.Empty(t, rep.Lessons[0].CompileErrors)
+}
+
+// TestCheckFoldsTheSameCrash: tests that crash the same way are told once;
+// the others point to the first.
+func TestCheckFoldsTheSameCrash(t *testing.T) {
+	crash := "crashed: panic: not implemented: procresize\n    at procresize (procresize.go:12)"
+	res := &checker.LessonResult{ID: "08-procresize", Title: "t", Status: checker.StatusFail, MaxScore: 30, Tests: []checker.TestResult{
+		{Name: "TestA", Status: checker.StatusFail, MaxScore: 10, Message: crash},
+		{Name: "TestB", Status: checker.StatusFail, MaxScore: 10, Message: "got 3 Ps, want 4"},
+		{Name: "TestC", Status: checker.StatusFail, MaxScore: 10, Message: crash},
+	}}
+	var b strings.Builder
+	printLessonResult(&b, res, nil, nil)
+	out := b.String()
+	assert.Equal(t, 1, strings.Count(out, "not implemented: procresize"), out)
+	assert.Contains(t, out, "got 3 Ps, want 4")
+	assert.Regexp(t, `✗ TestC .*\n      the same as TestA\n`, out)
 }

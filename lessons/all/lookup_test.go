@@ -26,3 +26,15 @@ func TestLookupNames(t *testing.T) {
 	_, err = lessons.Default.Lookup("9")
 	assert.EqualError(t, err, `lesson: no lesson "9" (run 'kata list')`)
 }
+
+// Every lesson is graded out of 100, so that its score reads as a
+// percentage and lessons weigh the same in a class's totals.
+func TestEveryLessonTotals100(t *testing.T) {
+	for _, l := range lessons.Default.All() {
+		total := 0
+		for _, tt := range l.Tests {
+			total += tt.Points
+		}
+		assert.Equal(t, 100, total, "%s's tests' points", l.ID)
+	}
+}
