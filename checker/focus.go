@@ -24,6 +24,18 @@ type CheckOptions struct {
 	// Seed, if not 0, makes the tests that explore interleavings with the
 	// controlled scheduler run only this seed, to replay a failure.
 	Seed uint64
+	// Progress, if set, is told as the check goes: the build starting,
+	// then each test as it starts. It is called from the check's own
+	// goroutine, never after LessonWith returns.
+	Progress func(Progress)
+}
+
+// Progress is where a check is: building the test binary, or running
+// Test, the Started-th of Total tests to start.
+type Progress struct {
+	Building       bool
+	Test           string
+	Started, Total int
 }
 
 // LessonWith is Lesson, focused or repeated by o.
@@ -57,6 +69,7 @@ func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[s
 		return &LessonResult{ID: l.ID, Title: l.Title, Status: StatusError, MaxScore: l.MaxScore(), Error: err.Error()}
 	}
 	defer r.cleanup()
+	r.progress = o.Progress
 	if o.Seed != 0 {
 		r.env = append(r.env, EnvSeed+"="+strconv.FormatUint(o.Seed, 10))
 	}

@@ -55,6 +55,10 @@ type run struct {
 	// trusted skips kata's vetting of the files: they are the course's
 	// own (mutant schemata, which declare kata's names and import os).
 	trusted bool
+	// progress, if set, is told of the build and of each test starting
+	// (CheckOptions.Progress); started are the tests that have.
+	progress func(Progress)
+	started  map[string]bool
 
 	// What the build made, for every run of the binary after it.
 	work    string            // private directory: the snapshot, the overlay, the hidden tests renamed, the harness, the binary, the module's copy
@@ -340,6 +344,9 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 // build did not give a binary to run (it failed, was stopped, or changed
 // its inputs), nil once r.bin is built.
 func (r *run) build(ctx context.Context) (*runResult, error) {
+	if r.progress != nil {
+		r.progress(Progress{Building: true, Total: len(r.timeouts)})
+	}
 	args := []string{"test", "-c", "-o", r.bin, "-overlay", filepath.Join(r.work, "overlay.json"), "-json"}
 	if r.race {
 		args = append(args, "-race")
@@ -603,6 +610,13 @@ loop:
 					limit = gapAllowance // a test the run did not ask for
 				}
 				deadline = now.Add(limit)
+				if r.progress != nil && ok {
+					if r.started == nil {
+						r.started = map[string]bool{}
+					}
+					r.started[name] = true
+					r.progress(Progress{Test: name, Started: len(r.started), Total: len(r.timeouts)})
+				}
 			} else if name == "" && before != "" {
 				if d := now.Add(gapAllowance); d.After(deadline) {
 					deadline = d

@@ -122,7 +122,11 @@ func runCheck(c *cli.Context) error {
 			}
 			continue
 		}
-		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), opts)
+		o := opts
+		live := liveProgress(human, l, asJSON)
+		o.Progress = live.show
+		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), o)
+		live.clear()
 		if !focused {
 			record(ws, l, res)
 		}
@@ -169,6 +173,42 @@ func runCheck(c *cli.Context) error {
 		}
 	}
 	return checkExit(report.Lessons)
+}
+
+// live is the one line, on a terminal, that says where a check is while
+// it runs: the build, then each test as it starts. It is cleared before the
+// lesson's grade is printed.
+type live struct {
+	w     io.Writer
+	l     *lessons.Lesson
+	shown bool
+}
+
+// liveProgress returns the live line for checking l on w: a no-op unless
+// w is a terminal and the report is for a person.
+func liveProgress(w io.Writer, l *lessons.Lesson, asJSON bool) *live {
+	if asJSON || !isTerminal(w) {
+		return &live{}
+	}
+	return &live{w: w, l: l}
+}
+
+func (lv *live) show(p checker.Progress) {
+	if lv.w == nil {
+		return
+	}
+	if p.Building {
+		fmt.Fprintf(lv.w, "\r\x1b[K  building %s's tests (the first build takes up to a minute; then a few seconds) ...", lv.l.ID)
+	} else {
+		fmt.Fprintf(lv.w, "\r\x1b[K  %s: %s (%d of %d) ...", lv.l.ID, p.Test, p.Started, p.Total)
+	}
+	lv.shown = true
+}
+
+func (lv *live) clear() {
+	if lv.shown {
+		fmt.Fprint(lv.w, "\r\x1b[K")
+	}
 }
 
 // notStarted reports whether every file of l in ws is still the skeleton's.

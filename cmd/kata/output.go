@@ -15,12 +15,7 @@ func styleFor(w io.Writer) style {
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return style{}
 	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return style{}
-	}
-	fi, err := f.Stat()
-	return style{color: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+	return style{color: isTerminal(w)}
 }
 
 func (s style) wrap(code, text string) string {

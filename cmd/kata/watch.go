@@ -89,7 +89,9 @@ func runWatch(c *cli.Context) error {
 		if sum := hashFiles(files); sum != last {
 			last = sum
 			fmt.Fprintf(w, "\n%s checking %s ...\n", time.Now().Format("15:04:05"), l.ID)
-			res := ck.Lesson(c.Context, l, files)
+			live := liveProgress(w, l, false)
+			res := ck.LessonWith(c.Context, l, files, checker.CheckOptions{Progress: live.show})
+			live.clear()
 			if c.Context.Err() != nil {
 				fmt.Fprintln(w, "Stopped.") // Ctrl-C mid-check: no grade, and nothing to report
 				return nil
