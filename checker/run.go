@@ -325,13 +325,10 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 		}
 	}
 	if !r.built {
-		// What the run of the binary needs and costs a process each to
-		// learn (test2json's path, whether there is a sandbox), learnt
-		// while the binary builds; both are remembered.
-		go func() {
-			_, _ = test2jsonPath()
-			sandboxed()
-		}()
+		// What the run of the binary needs and costs a process to learn
+		// (test2json's path, whether there is a sandbox) is learnt after
+		// the build, not beside it: kata stopped meanwhile would leave
+		// that process's directory behind, in the user's.
 		if res, err := r.build(ctx); err != nil || res != nil {
 			return res, err
 		}
@@ -508,8 +505,11 @@ func (r *run) runTests(ctx context.Context, tests []string) (*runResult, error) 
 		total += r.timeouts[t]
 	}
 	total += time.Minute
-	t2j, err := test2jsonPath()
+	t2j, err := test2jsonPath(ctx, filepath.Join(r.work, "gotmp"))
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	isolated := sandboxed()
@@ -696,7 +696,7 @@ var test2json struct {
 
 // test2jsonPath finds test2json, building it if the toolchain has not
 // yet (go tool -n), once.
-func test2jsonPath() (string, error) {
+func test2jsonPath(ctx context.Context, gotmp string) (string, error) {
 	test2json.Lock()
 	defer test2json.Unlock()
 	if test2json.path != "" {
@@ -704,8 +704,11 @@ func test2jsonPath() (string, error) {
 			return test2json.path, nil
 		}
 	}
-	cmd := exec.Command("go", "tool", "-n", "test2json")
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if err := os.MkdirAll(gotmp, 0o700); err != nil {
+		return "", fmt.Errorf("checker: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, "go", "tool", "-n", "test2json")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GOTMPDIR="+gotmp)
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("checker: finding test2json (go tool -n test2json): %w (is Go installed and on PATH?)", err)

@@ -278,7 +278,11 @@ func TestInitClassroomWritesAWorkflowThatGrades(t *testing.T) {
 	}
 	stdout, errOut, code := kata(t, dir, args...)
 	assert.Equal(t, exitFailed, code, "the skeleton fails: %s", errOut)
-	assert.Contains(t, errOut, "FAIL 01-ringbuffer", "the person's report goes to the log")
+	if testing.Short() {
+		assert.Contains(t, errOut, "FAIL 01-ringbuffer", "the person's report goes to the log")
+	} else {
+		assert.Contains(t, errOut, "TODO 01-ringbuffer", "the person's report goes to the log (--all: an untouched lesson is one line)")
+	}
 	res, err := reporttest.ValidateClassroom(stdout)
 	require.NoError(t, err, "stdout: %q", stdout)
 	assert.Equal(t, "fail", res.Status)
