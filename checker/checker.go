@@ -344,7 +344,7 @@ func (c *Checker) settle(rr *runResult, names []string, replace map[string]strin
 		if o == nil {
 			return fallback
 		}
-		return testMessage(c.summarizePanicIn(rr.mod, o.output, replace), fallback)
+		return testMessage(c.summarizePanicIn(rr.mod, c.condenseRaces(rr.mod, o.output, replace), replace), fallback)
 	}
 	for _, name := range names {
 		o := rr.s.tests[name]

@@ -158,3 +158,77 @@ func (c *Checker) hangLocation(mod *module, lines []string, replace map[string]s
 	}
 	return "", rest
 }
+
+// raceAccess is an access header of a race report: "Write at 0x... by
+// goroutine 9:", "Previous read at 0x... by main goroutine:".
+var raceAccess = regexp.MustCompile(`^(previous )?(atomic )?(read|write)\b.* by (?:goroutine \d+|main goroutine):$`)
+
+// condenseRaces replaces each race detector report in a test's output by
+// one line that names the two accesses where the learner can find them
+// (their first frames in the learner's files, else in the reference's) and
+// says what to do. Other lines are kept; "race detected during execution
+// of test", which the line explains, is not.
+func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		switch {
+		case t == "==================":
+			continue
+		case strings.HasSuffix(t, "race detected during execution of test"):
+			continue
+		case t != "WARNING: DATA RACE":
+			out = append(out, lines[i])
+			continue
+		}
+		var accesses []string
+		start := i
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "=================="; i++ {
+			m := raceAccess.FindStringSubmatch(strings.ToLower(strings.TrimSpace(lines[i])))
+			if m == nil {
+				continue
+			}
+			verb := map[string]string{"read": "reads", "write": "writes"}[m[3]]
+			if m[1] != "" {
+				verb = map[string]string{"read": "read", "write": "wrote"}[m[3]]
+			}
+			where := "code kata cannot place"
+			var ref string
+			for j := i + 1; j+1 < len(lines) && strings.TrimSpace(lines[j]) != ""; j += 2 {
+				fn := strings.TrimSpace(lines[j])
+				fm := frameFile.FindStringSubmatch(lines[j+1])
+				if fm == nil || !strings.HasPrefix(fn, "gmpkata.grade/solutions.") {
+					continue
+				}
+				name := fn
+				if f := frameFunc.FindStringSubmatch(strings.TrimPrefix(fn, "gmpkata.grade/solutions.")); f != nil {
+					name = f[1]
+				}
+				at := fmt.Sprintf("%s (%s:%s)", name, c.showFile(mod, fm[1], replace), fm[2])
+				if replace[filepath.Base(fm[1])] != "" && strings.HasPrefix(filepath.Clean(fm[1]), mod.pkgDir) {
+					where, ref = at, ""
+					break
+				}
+				if ref == "" {
+					ref = at
+				}
+			}
+			if ref != "" {
+				where = ref
+			}
+			accesses = append(accesses, where+" "+verb)
+		}
+		if len(accesses) < 2 {
+			out = append(out, lines[start:min(i+1, len(lines))]...) // not a report kata can read: as it is
+			continue
+		}
+		line := fmt.Sprintf("data race: %s memory that %s on another thread, with nothing ordering the two: share it through an atomic (Load, Store, CompareAndSwap), or only under a lock",
+			accesses[0], accesses[1])
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	return out
+}

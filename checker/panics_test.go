@@ -1,0 +1,58 @@
+package checker
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+// TestRaceReportIsOneLine grades, under the race detector, a lesson 01
+// file that shares a plain variable between the owner's put and a thief's
+// grab. The failing tests say so in one line that names both accesses in
+// the learner's file, with no race report and no path of kata's.
+func TestRaceReportIsOneLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds lesson 01 with the race detector")
+	}
+	c := sharedChecker(t)
+	l, err := lessons.Default.Lookup("01-ringbuffer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(embedded(t, "solutions/runq.go"))
+	racy := strings.Replace(src, "\nfunc runqputtail(pp *p, gp *g) {\n", "\nvar lastPut *g\n\nfunc runqputtail(pp *p, gp *g) {\n\tlastPut = gp\n", 1)
+	racy = strings.Replace(racy, "\tfor {\n\t\th := pp.runqhead.Load() // load-acquire, synchronize with other consumers\n\t\tt := pp.runqtail.Load() // load-acquire, synchronize with the producer\n",
+		"\tfor {\n\t\tif lastPut == nil && batchHead == 1<<31 {\n\t\t\tbatchHead++ // never: the read is the point\n\t\t}\n\t\th := pp.runqhead.Load() // load-acquire, synchronize with other consumers\n\t\tt := pp.runqtail.Load() // load-acquire, synchronize with the producer\n", 1)
+	if strings.Count(racy, "lastPut") != 3 {
+		t.Fatal("runq.go has changed: the edits do not apply")
+	}
+	res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(racy)))
+	want := regexp.MustCompile(`^data race: (runqputtail \(runq\.go:\d+\) writes memory that runqgrab \(runq\.go:\d+\) read|runqgrab \(runq\.go:\d+\) reads memory that runqputtail \(runq\.go:\d+\) wrote) on another thread, with nothing ordering the two: share it through an atomic`)
+	found := false
+	for _, tr := range res.Tests {
+		if tr.Status == StatusPass || !strings.Contains(tr.Message, "data race") {
+			continue
+		}
+		found = true
+		t.Logf("%s: %s", tr.Name, tr.Message)
+		if !want.MatchString(tr.Message) {
+			t.Errorf("%s: %q, want it to start with %s", tr.Name, tr.Message, want)
+		}
+		for _, raw := range []string{"WARNING: DATA RACE", "==================", "race detected during execution", "Previous read at", c.mod.dir} {
+			if strings.Contains(tr.Message, raw) {
+				t.Errorf("%s: the message has %q of the raw report: %q", tr.Name, raw, tr.Message)
+			}
+		}
+	}
+	if !found {
+		for _, tr := range res.Tests {
+			if tr.Status != StatusPass {
+				t.Logf("%s: %s", tr.Name, tr.Message)
+			}
+		}
+		t.Fatalf("no test reported the data race: %s %d/%d", res.Status, res.Score, res.MaxScore)
+	}
+}
