@@ -95,6 +95,14 @@ var l02Scenarios = []l02Scenario{
 			next, _ := runqgrabnext(owner)
 			took(next, "the thief's runqgrabnext")
 		},
+		// Whoever wins runnext, the ring still holds G 2, which only the
+		// owner takes: its runqget always has a G to return.
+		check: func(owner *p, gs []*g, who map[*g][]string) string {
+			if !slices.Contains(who[gs[0]], "the owner's runqget") && !slices.Contains(who[gs[1]], "the owner's runqget") {
+				return "the owner's runqget returned nil while its ring held G 2 (a thief had just taken runnext): a failed CompareAndSwap of runnext means only that runnext is gone; go on to the ring"
+			}
+			return ""
+		},
 	},
 	{
 		name:  "the owner readies G 2 and G 3 with next=true and runs one G while a thief steals (runnext too)",
