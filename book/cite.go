@@ -18,8 +18,9 @@ package book
 //     the table's scrolling box.
 //   - In a code block a citation stays where it is, as a link
 //     (linkCodeCitations): code is not prose.
-//   - A heading or raw HTML that cites is refused: a heading's text is its
-//     ID and its title in the search index, and raw HTML is not parsed.
+//   - A heading or a block of raw HTML that cites is refused: a heading's
+//     text is its ID and its title in the search index, and raw HTML is
+//     not parsed.
 //
 // Every chapter also gets the list of its notes (a citeList), which only
 // paper shows: a note that opens on hover or tap cannot on paper.
@@ -72,9 +73,9 @@ var (
 	// named is a citation, the space before it, and the code span before
 	// that, which names it, if there is one.
 	named = regexp.MustCompile(`(` + codeMark + `)?(\s*)` + citation.String())
-	// bare is a parenthesis of nothing but named citations:
+	// citationsOnly is a parenthesis of nothing but named citations:
 	// "(`wakep` (proc.go:3215))", "(`a` (x.go:1), `b` (x.go:2))".
-	bare = regexp.MustCompile(`\s*\(\s*` + codeMark + `\s*` + citation.String() +
+	citationsOnly = regexp.MustCompile(`\s*\(\s*` + codeMark + `\s*` + citation.String() +
 		`(?:\s*(?:[,;]|,?\s+and)\s*` + codeMark + `\s*` + citation.String() + `)*\s*\)`)
 )
 
@@ -236,12 +237,9 @@ func placeCitations(doc ast.Node, src []byte, idPrefix string) error {
 				errs = append(errs, fmt.Errorf("the heading %q cites the runtime, %s: cite it in the text under the heading (a heading's text is its link and its title in the search)", plain(n, src), m))
 			}
 			return ast.WalkSkipChildren, nil
-		case ast.KindHTMLBlock, ast.KindRawHTML:
+		case ast.KindHTMLBlock:
 			var raw strings.Builder
 			lines := n.Lines()
-			if r, ok := n.(*ast.RawHTML); ok {
-				lines = r.Segments
-			}
 			for i := 0; i < lines.Len(); i++ {
 				seg := lines.At(i)
 				raw.Write(seg.Value(src))
@@ -282,7 +280,7 @@ func noteSentences(container ast.Node, src []byte) []*citeNote {
 		places     []place
 	}
 	var all []cited
-	for _, g := range bare.FindAllStringIndex(s.text, -1) {
+	for _, g := range citationsOnly.FindAllStringIndex(s.text, -1) {
 		s.delete(g[0], g[1])
 		for _, m := range named.FindAllStringSubmatchIndex(s.text[g[0]:g[1]], -1) {
 			all = append(all, cited{g[0] + m[5], g[0] + m[1], places(s.text[g[0]+m[6]:g[0]+m[7]], s.codeAt(g[0]+m[2]))})
