@@ -63,7 +63,15 @@ func TestRenderingFeatures(t *testing.T) {
 	require.Contains(t, front, `href="01-first.html#the-ring"`, "links to NAME.md become NAME.html")
 	require.Contains(t, front, `class="footnote-ref"`, "footnotes")
 	require.Contains(t, front, "<table>", "GFM tables")
-	require.Contains(t, front, `(<a class="cite" href="https://github.com/golang/go/blob/go1.26.8/src/runtime/proc.go#L7478"`, "a citation links to the runtime's line")
+	require.Contains(t, front, `<code>runqput</code> is the fix.<span class="cite-ref"><a class="cite-mark" href="#cite-1" role="button" aria-expanded="false" aria-controls="cite-1"`, "a citation leaves its sentence for a marker at the sentence's end")
+	require.Contains(t, front, `<span class="cite-note" id="cite-1" role="note"><a class="cite" href="https://github.com/golang/go/blob/go1.26.8/src/runtime/proc.go#L7478" title="Go 1.26.8's runtime/proc.go, line 7478"><code>runqput</code> — proc.go:7478</a></span>`, "the marker's note links the runtime's line, with the name cited")
+	require.Contains(t, front, `<code>runqget</code> takes runnext first, then the
+ring.<span class="cite-ref">`, "one marker for all the citations of a sentence, a parenthesis of citations gone with them")
+	require.Contains(t, front, `proc.go#L7620-L7625"`, "a range of lines")
+	require.Contains(t, front, `<li><code>runqsteal</code> takes half.<span class="cite-ref">`, "a list item's citation")
+	require.Contains(t, front, `<td><code>runqhead</code> (<a class="cite" href="https://github.com/golang/go/blob/go1.26.8/src/runtime/runtime2.go#L804"`, "a table cell keeps its citation, as a compact link")
+	require.Contains(t, front, "<div class=\"cite-list\">", "the notes listed for paper")
+	require.NotContains(t, front, "proc.go:7478)", "no citation left in the prose")
 	require.Contains(t, front, `<span class="kd">func</span>`, "chroma highlighting with CSS classes")
 	require.Contains(t, front, "returns the sum of a and b", "a declaration is included with its doc comment")
 	require.Contains(t, front, `<span class="k">for</span>`, "an anchored region is included")
@@ -72,6 +80,8 @@ func TestRenderingFeatures(t *testing.T) {
 	require.Contains(t, lesson, `<svg class="statemachine"`, "a state machine picture")
 	require.Contains(t, lesson, "<details>", "raw HTML for spoilers")
 	require.Contains(t, lesson, "Push adds v", "a method is included by Type.method")
+	require.Contains(t, lesson, `as runqput (<a class="cite" href="https://github.com/golang/go/blob/go1.26.8/src/runtime/proc.go#L7478"`, "a citation in code stays, as a link")
+	require.Contains(t, lesson, `<code>runqput</code> has it.<span class="cite-ref">`, "a citation in a spoiler")
 	require.Contains(t, lesson, `<a id="prev" rel="prev" href="index.html">`, "prev link")
 	require.Contains(t, lesson, `<a id="next" rel="next" href="notes.html">`, "next link")
 	require.Contains(t, notes, "A Ring is a toy", "a whole file is included")
@@ -79,7 +89,13 @@ func TestRenderingFeatures(t *testing.T) {
 	print := string(site.Files["print.html"])
 	require.Contains(t, print, `<section class="print-chapter" id="01-first">`)
 	require.Contains(t, print, `href="#front--为什么需要-p-1"`, "on the print page links point inside the page, to prefixed IDs")
-	require.Contains(t, string(site.Files["searchindex.js"]), `"h":"01-first.html#the-ring"`)
+	require.Contains(t, print, `<section class="print-chapter" id="01-first">`)
+	require.Contains(t, print, `href="#front--cite-1" role="button" aria-expanded="false" aria-controls="front--cite-1"`, "on the print page notes have the chapter's IDs")
+	require.Contains(t, print, `id="front--cite-1"`)
+	index := string(site.Files["searchindex.js"])
+	require.Contains(t, index, `"h":"01-first.html#the-ring"`)
+	require.Contains(t, index, "runqput is the fix. runqget takes runnext first, then the ring.", "the search index has the prose without its citations")
+	require.NotContains(t, index, "proc.go:", "nor the citations of code")
 }
 
 // TestBuildErrorsNameTheFileAndLine breaks the mini book in each way a
@@ -105,6 +121,8 @@ func TestBuildErrorsNameTheFileAndLine(t *testing.T) {
 		{"broken fragment", "book/src/notes.md", "# Notes\n\n[x](01-first.md#nope)\n", `book/src/notes.md: link to "01-first.html#nope": no heading or element #nope there`},
 		{"wrong lesson title", "lessons/01-first/chapter.md", "# Another title\n", `lessons/01-first/chapter.md: the chapter's title "Another title" is not the lesson's title "The first lesson"`},
 		{"no title", "book/src/notes.md", "Text without a title.\n", "book/src/notes.md: no # title line"},
+		{"citation in a heading", "book/src/notes.md", "# Notes\n\n## `runqput` (proc.go:7478)\n", `book/src/notes.md: the heading "runqput" cites the runtime, (proc.go:7478): cite it in the text under the heading`},
+		{"citation in raw HTML", "book/src/notes.md", "# Notes\n\n<details>\n<summary>runqput (proc.go:7478)</summary>\n\nx\n\n</details>\n", `book/src/notes.md: raw HTML cites the runtime, (proc.go:7478): cite it in Markdown`},
 		{"bad summary line", "book/src/SUMMARY.md", "- [Front page](front.md)\n- Notes\n", `book/src/SUMMARY.md:2: "- Notes" is not an entry`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package book
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -35,7 +34,7 @@ func newMarkdown() goldmark.Markdown {
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 		goldmark.WithRendererOptions(
 			html.WithUnsafe(),
-			renderer.WithNodeRenderers(util.Prioritized(headingRenderer{}, 100)),
+			renderer.WithNodeRenderers(util.Prioritized(headingRenderer{}, 100), util.Prioritized(citeRenderer{}, 100)),
 		),
 	)
 }
@@ -119,6 +118,9 @@ type rendered struct {
 func render(md goldmark.Markdown, src []byte, idPrefix string, link func(dest string) string) (*rendered, error) {
 	ctx := parser.NewContext(parser.WithIDs(newIDs(idPrefix)))
 	doc := md.Parser().Parse(text.NewReader(src), parser.WithContext(ctx))
+	if err := placeCitations(doc, src, idPrefix); err != nil {
+		return nil, err
+	}
 	r := &rendered{}
 	var cur *section
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -164,26 +166,12 @@ func render(md goldmark.Markdown, src []byte, idPrefix string, link func(dest st
 	if err := md.Renderer().Render(&out, src, doc); err != nil {
 		return nil, err
 	}
-	r.html = citeLinks(out.Bytes())
+	r.html = linkCodeCitations(out.Bytes())
 	return r, nil
 }
 
-// citedSource is the Go release whose runtime the book cites, and where
-// its source can be read.
-const citedSource = "https://github.com/golang/go/blob/go1.26.8/src/runtime/"
-
-// citation is "(proc.go:7478)" as the book writes it, in prose or in a
-// code comment.
-var citation = regexp.MustCompile(`\(((?:[a-z0-9_]+/)*[a-z0-9_]+\.go):(\d+)\)`)
-
-// citeLinks makes every citation of the runtime's source a link to that
-// line of it.
-func citeLinks(html []byte) []byte {
-	return citation.ReplaceAll(html, []byte(`(<a class="cite" href="`+citedSource+`$1#L$2" title="Go 1.26.8's runtime/$1, line $2">$1:$2</a>)`))
-}
-
 // plain returns the text of n and its children, code included, with
-// spaces between blocks.
+// spaces between blocks, for the search index: without citations.
 func plain(n ast.Node, src []byte) string {
 	var b strings.Builder
 	_ = ast.Walk(n, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -213,5 +201,5 @@ func plain(n ast.Node, src []byte) string {
 		}
 		return ast.WalkContinue, nil
 	})
-	return strings.Join(strings.Fields(b.String()), " ")
+	return stripCitations(b.String())
 }

@@ -2,11 +2,13 @@ package book
 
 import (
 	"bufio"
+	"html"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	gmpkata "github.com/gmp-kata/gmp-kata"
 	"github.com/gmp-kata/gmp-kata/lessons"
 	_ "github.com/gmp-kata/gmp-kata/lessons/all"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -152,4 +155,92 @@ func articleOf(t *testing.T, page []byte) string {
 	m := articleRE.FindSubmatch(page)
 	require.NotNil(t, m)
 	return regexp.MustCompile(`(?s)<svg class="timeline".*?</svg>`).ReplaceAllString(string(m[1]), "")
+}
+
+// TestCitationsOutOfTheProse: in the real book, no sentence carries more
+// than one citation, none shows a file.go:N in its text (each has moved
+// to the note at its sentence's end), and every citation of the Markdown
+// is still a link on its page, to the same place.
+func TestCitationsOutOfTheProse(t *testing.T) {
+	site, err := Build(Options{Src: repo()})
+	require.NoError(t, err)
+	visible := regexp.MustCompile(`\b[a-z0-9_]+\.go:\d+`)
+	// A sentence ends at . ? or !, closing quotes or brackets, its note;
+	// or with its block.
+	sentences := regexp.MustCompile(`[.?!]["”’)\]]*\x00?\s+|\x01`)
+	for i, c := range site.Chapters {
+		page := articleOf(t, site.Files[fileOf(site.Chapters, i)])
+		prose := proseOf(page)
+		for _, s := range sentences.Split(prose, -1) {
+			if n := strings.Count(s, "\x00") + len(visible.FindAllString(s, -1)); n > 1 {
+				t.Errorf("%s: a sentence carries %d citations: %q", c.Source, n, s)
+			}
+		}
+		for _, m := range visible.FindAllStringIndex(prose, -1) {
+			t.Errorf("%s: a citation is left in the text: %q", c.Source, prose[max(0, m[0]-60):m[1]])
+		}
+
+		src, err := fs.ReadFile(repo(), c.Source)
+		require.NoError(t, err)
+		want := citedPlaces(string(src))
+		got, listed := linkedPlaces(page)
+		assert.Equal(t, want, got, "%s: the places cited in the Markdown (left) and linked on its page (right)", c.Source)
+		assert.Equal(t, len(want) > 0, len(listed) > 0, "%s: the list of notes for paper", c.Source)
+	}
+	assert.Empty(t, citation.FindAllString(string(site.Files["searchindex.js"]), 5), "the search index is free of citations")
+}
+
+var (
+	fencedRE    = regexp.MustCompile("(?ms)^\\s*```.*?^\\s*```")
+	codeSpanRE  = regexp.MustCompile("`[^`]*`")
+	placeHrefRE = regexp.MustCompile(`<a class="cite" href="https://github.com/golang/go/blob/go1.26.8/src/runtime/([^"#]+)#L(\d+)(?:-L(\d+))?"`)
+	proseDrop   = regexp.MustCompile(`(?s)<pre[ >].*?</pre>|<table>.*?</table>|<svg.*?</svg>|<code>.*?</code>|<div class="cite-list">.*?</div>`)
+	noteSpanRE  = regexp.MustCompile(`(?s)<span class="cite-ref">.*?</span></span>`)
+	tagRE       = regexp.MustCompile(`<[^>]*>`)
+	blockEndRE  = regexp.MustCompile(`</(?:p|li|h[1-6]|summary|blockquote|figcaption)>`)
+)
+
+// proseOf is the text a reader reads in a page's article: no code, table
+// or picture, each note as one \x00 and the end of each block as \x01.
+func proseOf(article string) string {
+	s := proseDrop.ReplaceAllString(article, " ")
+	s = noteSpanRE.ReplaceAllString(s, "\x00")
+	s = blockEndRE.ReplaceAllString(s, "\x01")
+	return html.UnescapeString(tagRE.ReplaceAllString(s, ""))
+}
+
+// citedPlaces lists the places a chapter's Markdown cites, outside code,
+// as "proc.go:7478", sorted.
+func citedPlaces(md string) []string {
+	md = codeSpanRE.ReplaceAllString(fencedRE.ReplaceAllString(md, ""), "")
+	var ps []string
+	for _, m := range citation.FindAllStringSubmatch(md, -1) {
+		for _, p := range strings.Split(m[1], ",") {
+			ps = append(ps, strings.TrimSpace(p))
+		}
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// linkedPlaces lists the places an article links outside code, and those
+// its list for paper links, sorted.
+func linkedPlaces(article string) (linked, listed []string) {
+	read := func(html string) []string {
+		var ps []string
+		for _, m := range placeHrefRE.FindAllStringSubmatch(html, -1) {
+			p := m[1] + ":" + m[2]
+			if m[3] != "" {
+				p += "-" + m[3]
+			}
+			ps = append(ps, p)
+		}
+		slices.Sort(ps)
+		return ps
+	}
+	list := regexp.MustCompile(`(?s)<div class="cite-list">.*?</div>`)
+	for _, l := range list.FindAllString(article, -1) {
+		listed = append(listed, read(l)...)
+	}
+	return read(list.ReplaceAllString(regexp.MustCompile(`(?s)<pre[ >].*?</pre>`).ReplaceAllString(article, ""), "")), listed
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -255,6 +257,165 @@ func TestBookInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("article")))
 	require.Equal(t, len(site.Chapters), eval[int](t, b, `document.querySelectorAll("section.print-chapter").length`), "the print page holds every chapter")
 	b.noErrors(t, "the book")
+}
+
+// TestCitationNotesInBrowser reads lesson 07, the chapter that cites the
+// runtime most, as readers do: on a laptop a note shows when its marker is
+// hovered or reached with Tab, and clicking pins it; on a phone a tap opens
+// it in the text, on the screen; on paper every note is listed. Each time
+// the note's first link is there to be clicked, to the line on GitHub.
+func TestCitationNotesInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; run without -short")
+	}
+	dir := t.TempDir()
+	site, err := book.Build(book.Options{Src: os.DirFS("..")})
+	require.NoError(t, err)
+	require.NoError(t, site.Write(dir))
+	url := func(page string) string { return "file://" + filepath.ToSlash(filepath.Join(dir, page)) }
+	b := newBrowser(t)
+
+	// probe marks the first marker whose note has two places or more, puts
+	// it in the middle of the screen and returns its centre.
+	probe := func() []float64 {
+		return eval[[]float64](t, b, `(() => {
+			const ref = [...document.querySelectorAll(".cite-ref")].find(r => r.querySelectorAll("a.cite").length >= 2);
+			ref.querySelector(".cite-mark").id = "probe";
+			ref.scrollIntoView({block: "center"});
+			const r = ref.querySelector(".cite-mark").getBoundingClientRect();
+			return [r.left + r.width/2, r.top + r.height/2];
+		})()`)
+	}
+	// shown says whether the probe's note can be seen, and that its first
+	// link is on top where it is drawn, on the screen, and goes to a line of
+	// Go 1.26.8's runtime.
+	shown := func(width float64) bool {
+		t.Helper()
+		state := eval[map[string]any](t, b, `(() => {
+			const note = document.getElementById("probe").nextElementSibling, a = note.querySelector("a.cite");
+			const s = getComputedStyle(note), r = a.getBoundingClientRect(), n = note.getBoundingClientRect();
+			const hit = document.elementFromPoint(r.left + Math.min(r.width/2, 20), r.top + r.height/2);
+			return {visible: s.display !== "none" && s.visibility === "visible" && s.opacity === "1",
+				onTop: !!hit && hit.closest("a.cite") === a, href: a.href, left: n.left, right: n.right,
+				below: n.top >= document.getElementById("probe").getBoundingClientRect().bottom - 1,
+				pageWidth: document.documentElement.scrollWidth};
+		})()`)
+		if state["visible"] != true {
+			return false
+		}
+		assert.Equal(t, true, state["onTop"], "the note's link can be clicked where it is drawn")
+		assert.Regexp(t, `^https://github\.com/golang/go/blob/go1\.26\.8/src/runtime/[a-z0-9_/]+\.go#L\d+(-L\d+)?$`, state["href"], "the note links a line of the runtime")
+		assert.GreaterOrEqual(t, state["left"], 0.0, "the note is on the screen")
+		assert.LessOrEqual(t, state["right"], width, "the note is on the screen")
+		assert.Equal(t, true, state["below"], "the note opens under its marker")
+		assert.LessOrEqual(t, state["pageWidth"], width, "an open note does not widen the page")
+		return true
+	}
+	settle := chromedp.Sleep(600 * time.Millisecond) // the note's fade, and its delay on leaving
+
+	b.do(t, "open lesson 07 on a laptop",
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(url("07-sysmon.html")),
+		chromedp.WaitVisible(chromedp.CSS(".cite-mark")))
+	at := probe()
+	require.False(t, shown(1280), "a note is hidden until its marker is used")
+	require.Zero(t, eval[int](t, b, `[...document.querySelectorAll("article p, article li")].filter(e => !e.closest(".cite-list")).filter(e => {
+			const c = e.cloneNode(true);
+			c.querySelectorAll(".cite-note, code").forEach(n => n.remove());
+			return /\b[a-z0-9_]+\.go:\d/.test(c.textContent);
+		}).length`),
+		"no paragraph shows a citation in its text")
+
+	b.do(t, "hover the marker", chromedp.MouseEvent("mouseMoved", at[0], at[1]), settle)
+	require.True(t, shown(1280), "hovering a marker shows its note")
+	b.screenshot(t, "cite-07-hover-light.png", 1280, false)
+	b.do(t, "move away", chromedp.MouseEvent("mouseMoved", 5, 790), settle)
+	require.False(t, shown(1280), "the note goes when the pointer leaves")
+
+	b.do(t, "focus the marker", chromedp.Evaluate[chromedp.Void](`document.getElementById("probe").focus()`), settle)
+	require.True(t, shown(1280), "focusing a marker shows its note")
+	b.do(t, "Tab into the note", chromedp.KeyEvent(kb.Tab), settle)
+	require.True(t, eval[bool](t, b, `document.activeElement === document.getElementById("probe").nextElementSibling.querySelector("a.cite")`),
+		"Tab goes from the marker to the note's first link")
+	require.True(t, shown(1280), "the note stays while its link has the focus")
+	b.do(t, "Tab on", chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab), settle)
+	require.False(t, shown(1280), "the note goes when the focus leaves it")
+
+	b.do(t, "click the marker", chromedp.MouseClickXY(at[0], at[1]), chromedp.MouseEvent("mouseMoved", 5, 790), settle)
+	require.True(t, shown(1280), "a click pins the note")
+	require.Equal(t, "true", eval[string](t, b, `document.getElementById("probe").getAttribute("aria-expanded")`))
+	b.do(t, "click elsewhere", chromedp.MouseClickXY(5, 790), settle)
+	require.False(t, shown(1280), "a click elsewhere closes it")
+
+	b.do(t, "dark theme", chromedp.Click(chromedp.CSS("#theme-toggle")), chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`))
+	at = probe()
+	b.do(t, "hover the marker", chromedp.MouseEvent("mouseMoved", at[0], at[1]), settle)
+	require.True(t, shown(1280))
+	b.screenshot(t, "cite-07-hover-dark.png", 1280, false)
+	b.do(t, "open the model", chromedp.Navigate(url("model.html")), chromedp.WaitVisible(chromedp.CSS(".cite-mark")))
+	at = probe()
+	b.do(t, "hover the marker", chromedp.MouseEvent("mouseMoved", at[0], at[1]), settle)
+	require.True(t, shown(1280))
+	b.screenshot(t, "cite-model-hover-dark.png", 1280, false)
+	b.do(t, "light theme", chromedp.Click(chromedp.CSS("#theme-toggle")))
+	at = probe()
+	b.do(t, "hover the marker", chromedp.MouseEvent("mouseMoved", at[0], at[1]), settle)
+	require.True(t, shown(1280))
+	b.screenshot(t, "cite-model-hover-light.png", 1280, false)
+
+	// A phone: a tap opens the note in the text, a second tap closes it.
+	b.do(t, "open lesson 07 on a phone",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate(url("07-sysmon.html")),
+		chromedp.WaitVisible(chromedp.CSS(".cite-mark")))
+	at = probe()
+	require.False(t, shown(390))
+	require.Empty(t, eval[[]string](t, b, `[...document.querySelectorAll("article .cite-mark")].filter(m =>
+		m.getBoundingClientRect().left - m.closest("p, li").getBoundingClientRect().left < 4).map(m =>
+		m.closest("p, li").innerHTML.split(m.parentNode.outerHTML)[0].slice(-80))`),
+		"no marker wraps to the start of a line, away from its sentence")
+	b.screenshot(t, "cite-07-phone-closed.png", 780, false)
+	b.do(t, "tap the marker", chromedp.MouseClickXY(at[0], at[1]), settle)
+	require.True(t, shown(390), "a tap opens the note")
+	require.Equal(t, "static", eval[string](t, b, `getComputedStyle(document.getElementById("probe").nextElementSibling).position`),
+		"on a phone the note opens in the text, not over it")
+	require.Equal(t, 390.0, eval[float64](t, b, `innerWidth`), "on a phone an open note keeps the page as wide as the screen")
+	b.screenshot(t, "cite-07-phone-open.png", 780, false)
+	b.do(t, "tap the marker again", chromedp.MouseClickXY(at[0], at[1]), settle)
+	require.False(t, shown(390), "a second tap closes it")
+	b.do(t, "dark theme", chromedp.Click(chromedp.CSS("#theme-toggle")))
+	at = probe()
+	b.do(t, "tap the marker", chromedp.MouseClickXY(at[0], at[1]), settle)
+	require.True(t, shown(390))
+	b.screenshot(t, "cite-07-phone-open-dark.png", 780, false)
+
+	// Paper: the notes are hidden and listed at each chapter's end, one item
+	// a marker.
+	b.do(t, "print the book",
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Click(chromedp.CSS("#theme-toggle")),
+		chromedp.Navigate(url("print.html")),
+		chromedp.WaitVisible(chromedp.CSS("article")),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
+			return err
+		}))
+	paper := eval[[]int](t, b, `[
+		document.querySelectorAll(".cite-mark").length,
+		document.querySelectorAll(".cite-list li").length,
+		[...document.querySelectorAll(".cite-note")].filter(n => getComputedStyle(n).display !== "none").length,
+		[...document.querySelectorAll(".cite-list")].filter(l => getComputedStyle(l).display === "block").length,
+		document.querySelectorAll(".cite-list").length]`)
+	require.Len(t, paper, 5)
+	require.Greater(t, paper[0], 300, "the book's markers")
+	require.Equal(t, paper[0], paper[1], "on paper every marker has its item in a list")
+	require.Zero(t, paper[2], "on paper no note is drawn over the text")
+	require.Equal(t, paper[4], paper[3], "on paper the lists are shown")
+	b.do(t, "go to lesson 07's list", chromedp.Evaluate[chromedp.Void](`document.querySelector("#\\30 7-sysmon .cite-list").scrollIntoView()`))
+	b.screenshot(t, "cite-print-07-list.png", 1280, false)
+	b.do(t, "go to lesson 07's text", chromedp.Evaluate[chromedp.Void](`document.querySelector("#\\30 7-sysmon .cite-ref").closest("p").scrollIntoView()`))
+	b.screenshot(t, "cite-print-07-text.png", 1280, false)
+	b.noErrors(t, "the book's notes")
 }
 
 // TestTracePageInBrowser draws a kata trace page of the reference and

@@ -28,6 +28,7 @@
     var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName) || e.target.isContentEditable;
     if (e.key === "Escape") {
       closeResults();
+      closeNotes(null);
       input.blur();
       return;
     }
@@ -135,6 +136,33 @@
     }
   }
 })();
+
+// Citation notes (book/cite.go): a marker's click or tap opens its note, or
+// closes it; a click elsewhere or Escape closes it. Hover and keyboard focus
+// show a note on a wide screen without this (book.css).
+function closeNotes(except) {
+  document.querySelectorAll(".cite-ref.open").forEach(function (r) {
+    if (r === except) return;
+    r.classList.remove("open");
+    r.querySelector(".cite-mark").setAttribute("aria-expanded", "false");
+  });
+}
+document.addEventListener("click", function (e) {
+  var mark = e.target.closest(".cite-mark");
+  var ref = e.target.closest(".cite-ref");
+  closeNotes(ref);
+  if (!mark) return;
+  e.preventDefault(); // the note is already here, beside the marker
+  var open = ref.classList.toggle("open");
+  mark.setAttribute("aria-expanded", open ? "true" : "false");
+});
+// A marker is a link acting as a button: Space works it too.
+document.addEventListener("keydown", function (e) {
+  if (e.key === " " && e.target.classList && e.target.classList.contains("cite-mark")) {
+    e.preventDefault();
+    e.target.click();
+  }
+});
 
 // Printing: open every spoiler, so that paper has the whole book.
 addEventListener("beforeprint", function () {

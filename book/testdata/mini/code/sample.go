@@ -6,7 +6,7 @@ func add(a, b int) int { return a + b }
 // A Ring is a toy.
 type Ring struct{ buf []int }
 
-// Push adds v.
+// Push adds v, as runqput (proc.go:7478) adds a G.
 func (r *Ring) Push(v int) {
 	// ANCHOR: loop
 	for i := range r.buf {
