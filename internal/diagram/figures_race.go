@@ -23,7 +23,7 @@ func init() {
 	addFigure(&Figure{
 		Name:    "spin-dance",
 		Title:   "The spinning M's dance: looking before dropping nmspinning loses a wake-up; dropping it and then looking again does not",
-		Caption: "M1 is the only spinning M and is giving up; G1 readies G5 at the worst moment, and its wakep sees nmspinning = 1 and leaves G5 to M1. Left, M1 looks and then drops nmspinning: G5 is stranded. Right, findRunnable drops nmspinning and then looks again, and finds G5. Hover over a step for the call that makes it.",
+		Caption: "M2 is the only spinning M and is giving up; G1 readies G5 at the worst moment, and its wakep sees nmspinning = 1 and leaves G5 to M2. Left, M2 looks and then drops nmspinning: G5 is stranded. Right, findRunnable drops nmspinning and then looks again, and finds G5. Hover over a step for the call that makes it.",
 		Orders:  []Order{spinWrong, spinRight},
 		draw:    drawRaces,
 	})
@@ -89,7 +89,7 @@ var (
 	submitWake  = Code{Func: "ready", Calls: []string{"wakep(mp.sched)", "sched.nmspinning.Load()"}}
 )
 
-var spinThreads = []string{"M1, spinning on P1", "G1, running on P0"}
+var spinThreads = []string{"M2, spinning on P2", "G1, running on P0"}
 
 var spinWrong = Order{
 	Title:   "Look, then drop spinning: wrong",
@@ -98,14 +98,14 @@ var spinWrong = Order{
 	Wrong:   true,
 	Steps: []Step{
 		{Thread: 0, Text: "steal passes: every queue is empty", State: "1", Code: spinSteal},
-		{Thread: 0, Text: "release P1", Code: spinRelease},
+		{Thread: 0, Text: "release P2", Code: spinRelease},
 		{Thread: 0, Text: "look at every P's queue: empty", Code: spinLook},
 		{Thread: 1, Text: "ready(G5): G5 onto P0's queue", Code: submitPut},
 		{Thread: 1, Text: "wakep: nmspinning is 1, someone is looking: return", Bad: true, Code: submitWake},
 		{Thread: 0, Text: "drop spinning", State: "0", Code: spinDrop},
 		{Thread: 0, Text: "park (stopm)", Bad: true, Code: Code{Func: "findRunnable", Calls: []string{"stopm(mp)"}}},
 	},
-	Outcome: "G5 waits on P0's queue beside an idle P1, and nobody is coming: each side read before the other wrote.",
+	Outcome: "G5 waits on P0's queue beside idle Ps, and nobody is coming: each side read before the other wrote.",
 }
 
 var spinRight = Order{
@@ -114,7 +114,7 @@ var spinRight = Order{
 	State:   "nmspinning",
 	Steps: []Step{
 		{Thread: 0, Text: "steal passes: every queue is empty", State: "1", Code: spinSteal},
-		{Thread: 0, Text: "release P1", Code: spinRelease},
+		{Thread: 0, Text: "release P2", Code: spinRelease},
 		{Thread: 1, Text: "ready(G5): G5 onto P0's queue", Code: submitPut},
 		{Thread: 1, Text: "wakep: nmspinning is 1, someone is looking: return", Code: submitWake},
 		{Thread: 0, Text: "drop spinning", State: "0", Code: spinDrop},
@@ -122,7 +122,7 @@ var spinRight = Order{
 		{Thread: 0, Text: "look again: every P's queue; G5 is on P0", Code: spinLook},
 		{Thread: 0, Text: "take an idle P, spin again, steal G5", State: "1", Code: Code{Func: "findRunnable", Calls: []string{"acquirep(mp, pp)"}}},
 	},
-	Outcome: "M1 finds G5 itself. Had G1 queued G5 after the drop, its wakep would have seen 0 and started an M: either way, G5 runs.",
+	Outcome: "M2 finds G5 itself. Had G1 queued G5 after the drop, its wakep would have seen 0 and started an M: either way, G5 runs.",
 }
 
 // Sizes of a race's timeline.
