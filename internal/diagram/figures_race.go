@@ -16,14 +16,14 @@ func init() {
 	addFigure(&Figure{
 		Name:    "park-race",
 		Title:   "The park race: unlocking the channel before the G is waiting lets a waker ready a running G; gopark marks it waiting first and unlocks last",
-		Caption: "G2 blocks receiving on c while G3, on another M, sends to it. Left, a G that unlocks and then parks: G3 finds G2 in the queue while it is still running. Right, the reference: the lock is released by park_m, on the M, after G2's status is waiting, so G3 can only find a parked G. Hover over a step for the call that makes it.",
+		Caption: "G2 blocks receiving on c while G3, on another M, sends to it. In red, a G that unlocks and then parks: G3 finds G2 in the queue while it is still running. In green, the reference: the lock is released by park_m, on the M, after G2's status is waiting, so G3 can only find a parked G. Each step's tooltip names the call of the reference that makes it.",
 		Orders:  []Order{parkWrong, parkRight},
 		draw:    drawRaces,
 	})
 	addFigure(&Figure{
 		Name:    "spin-dance",
 		Title:   "The spinning M's dance: looking before dropping nmspinning loses a wake-up; dropping it and then looking again does not",
-		Caption: "M2 is the only spinning M and is giving up; G1 readies G5 at the worst moment, and its wakep sees nmspinning = 1 and leaves G5 to M2. Left, M2 looks and then drops nmspinning: G5 is stranded. Right, findRunnable drops nmspinning and then looks again, and finds G5. Hover over a step for the call that makes it.",
+		Caption: "M2 is the only spinning M and is giving up; G1 readies G5 at the worst moment, and its wakep sees nmspinning = 1 and leaves G5 to M2. In red, M2 looks and then drops nmspinning: G5 is stranded. In green, findRunnable drops nmspinning and then looks again, and finds G5. Each step's tooltip names the call of the reference that makes it.",
 		Orders:  []Order{spinWrong, spinRight},
 		draw:    drawRaces,
 	})

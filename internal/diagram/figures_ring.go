@@ -219,7 +219,7 @@ func drawRunnext(f *Figure) []string {
 	if lab.Steal(1, 0, false) != 0 {
 		panic("diagram: runnext stolen before the last pass")
 	}
-	show(fmt.Sprintf("Passes 2 to %d: the ring is empty and runnext is off limits: nothing to take.", stealPasses-1), "")
+	show("The passes before the last: the ring is empty and runnext is off limits: nothing to take.", "")
 	got = lab.Steal(1, 0, true)
 	show(fmt.Sprintf("Pass %d, the last: now a thief may take runnext, from an empty ring only (after backing off 3 µs if P0 is running). P1 takes G%d.", stealPasses, got), fmt.Sprintf("P1 runs G%d", got))
 	return []string{drawPanels(f, panels)}
@@ -232,7 +232,7 @@ const (
 	slotH       = 28.0
 	ellW        = 16.0 // the "…" of the slots not drawn
 	nextW       = 50.0 // runnext
-	stripH      = 86.0
+	stripH      = 89.0
 	stripGap    = 8.0
 	panelGap    = 16.0
 )
@@ -277,7 +277,7 @@ func drawPanels(f *Figure, panels []panel) string {
 // slots, tail below, runnext in front if asked.
 func drawStrip(b *strings.Builder, s strip, y float64) {
 	q := s.q
-	slotsY := y + 32
+	slotsY := y + 35
 	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" class="fg-p">%s</text>`+"\n", figPad, slotsY+slotH/2+5, esc(s.label))
 	x0 := figPad + stripLabelW
 	moved := func(what string) string {
