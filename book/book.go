@@ -6,8 +6,9 @@
 // Chapters are Markdown (goldmark: GFM, footnotes, chroma highlighting with
 // CSS classes). Code in them is included from real files of the repository
 // ({{#include PATH:NAME}}), and pictures are generated at build time from
-// the reference scheduler running a scenario ({{#timeline}}) or from the
-// state tables checked against its code ({{#statemachine}}). The build
+// the reference scheduler running a scenario ({{#timeline}}), from the
+// state tables checked against its code ({{#statemachine}}), or from its
+// run queue functions and the order of its calls ({{#figure}}). The build
 // fails, naming the file and line, on a missing include, an unknown
 // scenario, a broken link or a chapter a lesson lacks. book/WRITING.md is
 // the writer's guide.

@@ -101,15 +101,7 @@ ring.<span class="cite-ref">`, "one marker for all the citations of a sentence, 
 // TestBuildErrorsNameTheFileAndLine breaks the mini book in each way a
 // writer can and checks that the build says where.
 func TestBuildErrorsNameTheFileAndLine(t *testing.T) {
-	base := fstest.MapFS{}
-	require.NoError(t, fs.WalkDir(os.DirFS("testdata/mini"), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(os.DirFS("testdata/mini"), p)
-		base[p] = &fstest.MapFile{Data: data}
-		return err
-	}))
+	base := miniFS(t)
 	for _, tc := range []struct {
 		name, file, text, want string
 	}{
@@ -117,6 +109,7 @@ func TestBuildErrorsNameTheFileAndLine(t *testing.T) {
 		{"missing anchor", "book/src/notes.md", "# Notes\n\n```go\n{{#include code/sample.go:nope}}\n```\n", `book/src/notes.md:4: {{#include code/sample.go:nope}}: code/sample.go has no anchor "nope"`},
 		{"unknown scenario", "book/src/notes.md", "# Notes\n\n{{#timeline nope}}\n", `book/src/notes.md:3: {{#timeline nope}}: scenario: no scenario "nope"`},
 		{"unknown machine", "book/src/notes.md", "# Notes\n\n{{#statemachine q}}\n", `book/src/notes.md:3: {{#statemachine q}}: no state machine "q"`},
+		{"unknown figure", "book/src/notes.md", "# Notes\n\n{{#figure nope}}\n", `book/src/notes.md:3: {{#figure nope}}: no figure "nope" (have: park-race, ring,`},
 		{"broken link", "book/src/notes.md", "# Notes\n\n[x](nope.md)\n", `book/src/notes.md: link to "nope.md": no such page`},
 		{"broken fragment", "book/src/notes.md", "# Notes\n\n[x](01-first.md#nope)\n", `book/src/notes.md: link to "01-first.html#nope": no heading or element #nope there`},
 		{"wrong lesson title", "lessons/01-first/chapter.md", "# Another title\n", `lessons/01-first/chapter.md: the chapter's title "Another title" is not the lesson's title "The first lesson"`},
@@ -150,4 +143,37 @@ func TestBuildErrorsNameTheFileAndLine(t *testing.T) {
 		_, err := Build(opts)
 		require.ErrorContains(t, err, `chapter "01-first": no file lessons/01-first/chapter.md`)
 	})
+}
+
+// miniFS is a copy of testdata/mini that a test may change.
+func miniFS(t *testing.T) fstest.MapFS {
+	base := fstest.MapFS{}
+	require.NoError(t, fs.WalkDir(os.DirFS("testdata/mini"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(os.DirFS("testdata/mini"), p)
+		base[p] = &fstest.MapFile{Data: data}
+		return err
+	}))
+	return base
+}
+
+// TestFigureDirective: {{#figure NAME}} on a line of its own becomes the
+// figure, in a scroll box, with its caption; inside a code fence it stays
+// as it is written.
+func TestFigureDirective(t *testing.T) {
+	src := miniFS(t)
+	src["book/src/notes.md"] = &fstest.MapFile{Data: []byte("# Notes\n\n{{#figure park-race}}\n\n```text\n{{#figure ring}}\n```\n")}
+	opts := mini()
+	opts.Src = src
+	site, err := Build(opts)
+	require.NoError(t, err)
+	notes := string(site.Files["notes.html"])
+	require.Contains(t, notes, `<figure class="picture figure-figure" id="fig-park-race"><div class="scroll"><svg class="figure" data-figure="park-race"`)
+	require.Equal(t, 2, strings.Count(notes, `<svg class="figure" data-figure="park-race"`), "park-race is two timelines")
+	require.Contains(t, notes, "<figcaption>G2 blocks receiving on c", "the figure's caption")
+	require.Contains(t, notes, "{{#figure ring}}", "a directive in a code fence is left as written")
+	require.NotContains(t, notes, `data-figure="ring"`)
+	require.Contains(t, string(site.Files["book.css"]), ".fg-step rect", "the figures' styles are in the book's CSS")
 }

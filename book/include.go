@@ -14,7 +14,7 @@ import (
 
 // A directive is a {{#...}} line of a chapter: an include, a picture, or
 // the summary's {{#lessons}}.
-var directive = regexp.MustCompile(`\{\{#(include|timeline|statemachine|lessons)\b\s*([^}]*)\}\}`)
+var directive = regexp.MustCompile(`\{\{#(include|timeline|statemachine|figure|lessons)\b\s*([^}]*)\}\}`)
 
 // A sourceError is a problem with a chapter's source, reported at its line.
 type sourceError struct {
@@ -26,8 +26,8 @@ type sourceError struct {
 func (e *sourceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.file, e.line, e.msg) }
 
 // expand replaces the directives of a chapter: {{#include PATH[:NAME]}}
-// anywhere by the text it names, and {{#timeline S}} and
-// {{#statemachine X}} on lines of their own, outside code fences, by the
+// anywhere by the text it names, and {{#timeline S}}, {{#statemachine X}}
+// and {{#figure NAME}} on lines of their own, outside code fences, by the
 // picture's HTML. file names the chapter in errors; used records every
 // file read, for `kata book serve` to watch.
 func (b *builder) expand(file string, src []byte) ([]byte, error) {
@@ -59,7 +59,7 @@ func (b *builder) expand(file string, src []byte) ([]byte, error) {
 			out.WriteString(line[:m[0]])
 			out.WriteString(strings.TrimSuffix(text, "\n"))
 			out.WriteString(line[m[1]:])
-		case "timeline", "statemachine":
+		case "timeline", "statemachine", "figure":
 			if fence != "" || trimmed != line[m[0]:m[1]] {
 				out.WriteString(line)
 				continue

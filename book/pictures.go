@@ -9,8 +9,8 @@ import (
 	"github.com/gmp-kata/gmp-kata/internal/scenario"
 )
 
-// picture draws a {{#timeline SCENARIO}} or {{#statemachine g|m|p}} as an
-// HTML figure on one line.
+// picture draws a {{#timeline SCENARIO}}, {{#statemachine g|m|p}} or
+// {{#figure NAME}} as an HTML figure on one line.
 func (b *builder) picture(kind, arg string) (string, error) {
 	key := kind + " " + arg
 	if html, ok := b.cache[key]; ok {
@@ -37,6 +37,13 @@ func (b *builder) picture(kind, arg string) (string, error) {
 			caption += " Wait returned: <code>" + html.EscapeString(first) + "</code>."
 		}
 		fig = `<figure class="picture timeline-figure"><div class="scroll">` + oneLine(svg) + `</div>` + diagram.Legend + `<figcaption>` + caption + `</figcaption></figure>`
+	case "figure":
+		f, ok := diagram.Figures[arg]
+		if !ok {
+			return "", fmt.Errorf("{{#figure %s}}: no figure %q (have: %s)", arg, arg, strings.Join(diagram.FigureNames(), ", "))
+		}
+		fig = `<figure class="picture figure-figure" id="fig-` + f.Name + `"><div class="scroll">` + oneLine(f.SVG()) + `</div><figcaption>` +
+			html.EscapeString(f.Caption) + `</figcaption></figure>`
 	case "statemachine":
 		m, ok := diagram.Machines[arg]
 		if !ok {

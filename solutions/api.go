@@ -166,20 +166,8 @@ type G = g
 // New starts a Runtime: its Ps, all idle, and sysmon. Ms are started as work
 // arrives.
 func New(c Config) *Runtime {
-	sched := &schedt{done: make(chan struct{})}
-	sched.cfg = c.normalize()
-	sched.trace = c.Trace
-	sched.runq.sched = sched
-	sched.stopnote.init()
-	sched.sysmonnote.init()
-	sched.pollnote.init()
-	sched.lastpoll.Store(max(sched.cfg.nanotime(), 1))
-
+	sched := newSchedt(c)
 	oversubscribe(sched.cfg.procs)
-	sched.lock.Lock()
-	procresize(sched, sched.cfg.procs)
-	sched.lock.Unlock()
-
 	if sched.cfg.haveSysmon {
 		mp := allocm(sched, -1)
 		mp.isSysmon = true
@@ -190,6 +178,23 @@ func New(c Config) *Runtime {
 		go sysmon(mp)
 	}
 	return &Runtime{sched: sched}
+}
+
+// newSchedt makes a scheduler of c's idle Ps, with no M and no sysmon
+// started yet.
+func newSchedt(c Config) *schedt {
+	sched := &schedt{done: make(chan struct{})}
+	sched.cfg = c.normalize()
+	sched.trace = c.Trace
+	sched.runq.sched = sched
+	sched.stopnote.init()
+	sched.sysmonnote.init()
+	sched.pollnote.init()
+	sched.lastpoll.Store(max(sched.cfg.nanotime(), 1))
+	sched.lock.Lock()
+	procresize(sched, sched.cfg.procs)
+	sched.lock.Unlock()
+	return sched
 }
 
 // Go starts a G running fn. It may be called from outside the Runtime (a G

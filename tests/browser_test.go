@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -416,6 +417,137 @@ func TestCitationNotesInBrowser(t *testing.T) {
 	b.do(t, "go to lesson 07's text", chromedp.Evaluate[chromedp.Void](`document.querySelector("#\\30 7-sysmon .cite-ref").closest("p").scrollIntoView()`))
 	b.screenshot(t, "cite-print-07-text.png", 1280, false)
 	b.noErrors(t, "the book's notes")
+}
+
+// TestFiguresInBrowser opens each chapter that has a {{#figure}} on a
+// desktop and on a phone, in both themes, and checks each figure as a
+// reader sees it: on its page, visible, drawn at nearly full size, every
+// text inside the picture and inside its box, no two texts on top of each
+// other; a race figure's two timelines side by side on the desktop, one
+// under the other on the phone.
+func TestFiguresInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; run without -short")
+	}
+	dir := t.TempDir()
+	site, err := book.Build(book.Options{Src: os.DirFS("..")})
+	require.NoError(t, err)
+	require.NoError(t, site.Write(dir))
+	b := newBrowser(t)
+	pages := []struct {
+		page    string
+		figures []string
+		race    bool // two timelines
+	}{
+		{"01-ringbuffer.html", []string{"ring", "ring-steal"}, false},
+		{"02-runnext.html", []string{"runnext"}, false},
+		{"05-spinning.html", []string{"spin-dance"}, true},
+		{"06-gopark.html", []string{"park-race"}, true},
+	}
+	for _, screen := range []struct {
+		name          string
+		width, height int64
+		phone         bool
+	}{{"desktop", 1280, 800, false}, {"phone", 390, 844, true}} {
+		for _, p := range pages {
+			view := chromedp.EmulateViewport(screen.width, screen.height)
+			if screen.phone {
+				view = chromedp.EmulateViewport(screen.width, screen.height, chromedp.EmulateScale(2), chromedp.EmulateMobile)
+			}
+			b.do(t, "open "+p.page+" on a "+screen.name, view,
+				chromedp.Navigate("file://"+filepath.ToSlash(filepath.Join(dir, p.page))),
+				chromedp.WaitVisible(chromedp.CSS("figure.figure-figure svg.figure")))
+			ids := eval[[]string](t, b, `[...document.querySelectorAll("figure.figure-figure")].map(f => f.id)`)
+			var want []string
+			for _, f := range p.figures {
+				want = append(want, "fig-"+f)
+			}
+			require.Equal(t, want, ids, "%s: the figures on the page", p.page)
+			problems := eval[[]string](t, b, figureProblems)
+			assert.Empty(t, problems, "%s on a %s", p.page, screen.name)
+			if screen.phone {
+				require.Equal(t, 390.0, eval[float64](t, b, `innerWidth`), "%s: on a phone no figure makes the page wider than the screen", p.page)
+			}
+			if p.race {
+				tops := eval[[]float64](t, b, `[...document.querySelectorAll("figure.figure-figure svg.figure")].map(s => s.getBoundingClientRect().top)`)
+				require.Len(t, tops, 2, "%s: a race figure is two timelines", p.page)
+				if screen.phone {
+					assert.Greater(t, tops[1], tops[0]+100, "%s: on a phone the timelines are one under the other", p.page)
+				} else {
+					assert.InDelta(t, tops[0], tops[1], 0.5, "%s: on a desktop the timelines are side by side", p.page)
+				}
+			}
+			for _, theme := range []string{"light", "dark"} {
+				eval[string](t, b, `document.documentElement.dataset.theme = "`+theme+`"`)
+				for _, f := range p.figures {
+					b.elementShot(t, fmt.Sprintf("figure-%s-%s-%s.png", f, screen.name, theme), "#fig-"+f)
+				}
+			}
+		}
+	}
+	b.noErrors(t, "the figures' pages")
+}
+
+// figureProblems lists what is wrong with the figures of a page, as a
+// reader would see it: a figure that is not there or is drawn too small,
+// a text that leaves the picture or its box, two texts on top of each
+// other.
+const figureProblems = `(() => {
+	const out = [];
+	const inside = (a, b) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.width <= b.x + b.width + 0.5 && a.y + a.height <= b.y + b.height + 0.5;
+	for (const fig of document.querySelectorAll("figure.figure-figure")) {
+		const svgs = [...fig.querySelectorAll("svg.figure")];
+		if (!svgs.length) out.push(fig.id + ": no picture");
+		if (!fig.querySelector("figcaption")?.textContent.trim()) out.push(fig.id + ": no caption");
+		for (const svg of svgs) {
+			const r = svg.getBoundingClientRect(), style = getComputedStyle(svg);
+			if (style.display === "none" || style.visibility !== "visible" || r.width < 300 || r.height < 100) {
+				out.push(fig.id + ": not visible (" + r.width + "x" + r.height + ")");
+				continue;
+			}
+			const vb = svg.viewBox.baseVal;
+			if (r.width / vb.width < 0.85) out.push(fig.id + ": drawn at " + (r.width / vb.width).toFixed(2) + " of its size: its text is too small to read");
+			const texts = [...svg.querySelectorAll("text")].filter(t => t.textContent.trim() !== "");
+			const boxes = texts.map(t => t.getBBox());
+			texts.forEach((t, i) => {
+				const b = boxes[i];
+				if (!inside(b, {x: 0, y: 0, width: vb.width, height: vb.height})) out.push(fig.id + ": '" + t.textContent + "' leaves the picture");
+				const rect = t.parentNode.querySelector(":scope > rect");
+				if (rect && !inside(b, rect.getBBox())) out.push(fig.id + ": '" + t.textContent + "' leaves its box");
+				for (let j = 0; j < i; j++) {
+					const o = boxes[j];
+					const w = Math.min(b.x + b.width, o.x + o.width) - Math.max(b.x, o.x);
+					const h = Math.min(b.y + b.height, o.y + o.height) - Math.max(b.y, o.y);
+					if (w > 1 && h > 2) out.push(fig.id + ": '" + t.textContent + "' is drawn over '" + texts[j].textContent + "'");
+				}
+			});
+		}
+	}
+	return out;
+})()`
+
+// elementShot saves a screenshot of the element sel as name and checks
+// that it is a picture, not a blank.
+func (b *browser) elementShot(t *testing.T, name, sel string) {
+	t.Helper()
+	buf := get(t, b, "screenshot "+name, chromedp.Screenshot(chromedp.CSS(sel)))
+	dir := os.Getenv("KATA_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), buf, 0o644))
+	img, err := png.Decode(bytes.NewReader(buf))
+	require.NoError(t, err, "%s is not a PNG", name)
+	colors := map[uint32]bool{}
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 3 {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 3 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			colors[r>>8<<16|g>>8<<8|b>>8] = true
+		}
+	}
+	require.GreaterOrEqual(t, len(colors), 20, "%s looks blank", name)
+	t.Logf("screenshot: %s", filepath.Join(dir, name))
 }
 
 // TestTracePageInBrowser draws a kata trace page of the reference and

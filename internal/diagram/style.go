@@ -49,6 +49,42 @@ svg.timeline, svg.statemachine { font: 11px system-ui, -apple-system, "Segoe UI"
 .sm-edge text { fill: var(--dg-fg); font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; paint-order: stroke; stroke: var(--dg-state); stroke-width: 3px; }
 .sm-edge:hover path { stroke: var(--dg-steal); stroke-width: 2.5; }
 .sm-head { fill: var(--dg-muted); }
+svg.figure { font: 12px system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 100%; height: auto; }
+.fg-caption, .fg-p, .fg-lane-title, .fg-step text, .fg-outcome text { fill: var(--dg-fg); }
+.fg-p, .fg-lane-title, .fg-title { font-weight: 600; }
+.fg-p { font-size: 13px; }
+.fg-title { font-size: 13px; }
+.fg-title.fg-bad { fill: var(--dg-preempt); }
+.fg-title.fg-good { fill: var(--dg-resize); }
+.fg-rule { stroke: var(--dg-lane-line); }
+.fg-index, .fg-ell, .fg-state-title { fill: var(--dg-muted); text-anchor: middle; }
+.fg-count { fill: var(--dg-muted); font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.fg-index { font-size: 9px; }
+.fg-state-title, .fg-lane-title { font-size: 11px; }
+.fg-slot rect { fill: var(--dg-state); stroke: var(--dg-lane-line); }
+.fg-slot text { fill: var(--dg-fg); text-anchor: middle; font-size: 11px; font-weight: 600; }
+.fg-queued rect { fill: var(--dg-proc); stroke: var(--dg-state-line); }
+.fg-pending rect { stroke: var(--dg-steal); stroke-width: 1.5; stroke-dasharray: 3 2; }
+.fg-stale text { fill: var(--dg-muted); font-weight: 400; }
+.fg-ptr text { fill: var(--dg-fg); text-anchor: middle; font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.fg-ptr path { fill: var(--dg-fg); }
+.fg-ptr.fg-moved text, .fg-index.fg-moved { fill: var(--dg-steal); font-weight: 700; }
+.fg-ptr.fg-moved path { fill: var(--dg-steal); }
+.fg-slot.fg-moved rect { stroke: var(--dg-steal); stroke-width: 2; }
+.fg-runs { fill: var(--dg-resize); font-weight: 600; }
+.fg-lane line { stroke: var(--dg-lane-line); stroke-dasharray: 4 3; }
+.fg-lane path { fill: var(--dg-lane-line); }
+.fg-kick path { fill: none; stroke: var(--dg-steal); stroke-width: 1.3; }
+.fg-kick path.fg-kick-head { fill: var(--dg-steal); stroke: none; }
+.fg-kick text { fill: var(--dg-steal); font-size: 10px; text-anchor: middle; }
+.fg-step rect { fill: var(--dg-lane); stroke: var(--dg-lane-line); }
+.fg-step text, .fg-outcome text { font-size: 11px; }
+.fg-step.fg-bad rect { stroke: var(--dg-preempt); stroke-width: 2; }
+.fg-step:hover rect { stroke: var(--dg-steal); stroke-width: 2; }
+.fg-state { fill: var(--dg-steal); font: 700 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; text-anchor: middle; }
+.fg-outcome rect { fill: none; stroke-width: 1.5; }
+.fg-outcome.fg-bad rect { stroke: var(--dg-preempt); }
+.fg-outcome.fg-good rect { stroke: var(--dg-resize); }
 `
 
 // Legend is an HTML key to a timeline's colours and marks.

@@ -1,7 +1,8 @@
 // Package diagram draws the scheduler as SVG: timelines of a run's events
-// (one lane per P and per M, steals as arrows, spinning, sysmon's actions)
-// and the G, M and P state machines. The book's pictures and `kata trace`'s
-// pages are drawn here, so the two always agree.
+// (one lane per P and per M, steals as arrows, spinning, sysmon's actions),
+// the G, M and P state machines, and the figures of the hard moments
+// (figures.go). The book's pictures and `kata trace`'s pages are drawn
+// here, so the two always agree.
 package diagram
 
 import (
