@@ -238,6 +238,9 @@ func l03getbatch(t *testing.T, sched *schedt, gs []*g, size, n int) {
 
 	want := min(n, size, size/procs+1)
 	call := fmt.Sprintf("globrunqgetbatch(%d) with %d Gs queued and gomaxprocs %d", n, size, procs)
+	if int(sched.cfg.procs) != procs {
+		call += fmt.Sprintf(" (the scheduler was made with %d Ps, and GOMAXPROCS changed that since: the number of Ps now is sched.gomaxprocs)", sched.cfg.procs)
+	}
 	batch := l03qids(t, &q, "the batch q returned by "+call)
 	got := len(batch)
 	if gp != nil {
@@ -284,6 +287,18 @@ func TestL03GetBatch(t *testing.T) {
 	} {
 		sched := kitSched(tt.procs, Config{Debug: true})
 		l03getbatch(t, sched, kitGs(sched, 0, tt.size), tt.size, tt.n)
+	}
+	// After GOMAXPROCS changed: gomaxprocs is the number of Ps now, not
+	// the Procs the scheduler was built with.
+	for _, to := range []int32{3, 16} {
+		sched := kitSched(8, Config{Debug: true})
+		sched.lock.Lock()
+		procresize(sched, to)
+		sched.lock.Unlock()
+		gs := kitGs(sched, 0, 300)
+		for size := 0; size <= 300; size += 7 {
+			l03getbatch(t, sched, gs, size, 128)
+		}
 	}
 	// Every size up to 300, for several gomaxprocs and n.
 	for _, procs := range []int{1, 2, 3, 4, 7, 16} {

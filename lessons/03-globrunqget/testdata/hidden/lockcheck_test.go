@@ -26,6 +26,34 @@ func TestL03AssertLockFirst(t *testing.T) {
 		{"globrunqget", "globrunqget()", func(sched *schedt) { sched.globrunqget() }},
 		{"globrunqgetbatch", "globrunqgetbatch(128)", func(sched *schedt) { sched.globrunqgetbatch(128) }},
 	}
+	// The empty queue too: a shortcut for "nothing to take" or "nothing
+	// to put" taken before the assertion hides a caller without the lock
+	// whenever the queue happens to be empty.
+	empty := []struct {
+		fn, call string
+		do       func(sched *schedt)
+	}{
+		{"globrunqputbatch", "globrunqputbatch of an empty batch", func(sched *schedt) { sched.globrunqputbatch(&gQueue{}) }},
+		{"globrunqget", "globrunqget()", func(sched *schedt) { sched.globrunqget() }},
+		{"globrunqgetbatch", "globrunqgetbatch(128)", func(sched *schedt) { sched.globrunqgetbatch(128) }},
+	}
+	for _, c := range empty {
+		sched := kitSched(1, Config{Debug: true})
+		setup := fmt.Sprintf("with Config.Debug and the global queue EMPTY, %s was called WITHOUT sched.lock (a caller's bug)", c.call)
+		r := func() (r any) {
+			defer func() { r = recover() }()
+			c.do(sched)
+			return nil
+		}()
+		if r == nil || !strings.Contains(fmt.Sprint(r), "sched.lock not held") {
+			what := "returned normally"
+			if r != nil {
+				what = fmt.Sprintf("panicked with %q", fmt.Sprint(r))
+			}
+			t.Fatalf("%s: it %s; want the panic of sched.assertLockHeld(%q). Call sched.assertLockHeld first, before any early return: a check of the queue's size is a read of the queue, which needs the lock too"+kitHint(l03),
+				setup, what, c.fn)
+		}
+	}
 	for _, c := range cases {
 		sched := kitSched(1, Config{Debug: true})
 		l03put(sched, kitGs(sched, 1, 3))

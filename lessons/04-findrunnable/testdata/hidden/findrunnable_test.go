@@ -743,6 +743,29 @@ func TestL04StealOrder(t *testing.T) {
 		if len(firsts) != int(count) {
 			t.Fatalf("count %d: over %d start values the enumerations begin at only %d different Ps; start(i) must be able to begin at any P (i %% count)"+kitHint(l04), count, len(starts), len(firsts))
 		}
+		// The start is i % count and the step coprimes[i/count % len]: over
+		// i = 0 .. count*len(coprimes)-1 every (first P, step) pair comes
+		// up exactly once, whatever order reset put the coprimes in. A step
+		// drawn from the same low bits of i as the start ties each start to
+		// a few steps: thieves that start at the same P then always walk
+		// the same way.
+		if count >= 2 {
+			pairs := map[[2]uint32]uint32{}
+			for i := uint32(0); i < count*uint32(len(coprimes)); i++ {
+				enum := ord.start(i)
+				first := enum.position()
+				if first != i%count {
+					t.Fatalf("count %d: start(%d) begins at P %d, want P %d = i %% count"+kitHint(l04), count, i, first, i%count)
+				}
+				enum.next()
+				pair := [2]uint32{first, (enum.position() + count - first) % count}
+				if j, ok := pairs[pair]; ok {
+					t.Fatalf("count %d: start(%d) and start(%d) both begin at P %d and step by %d; over i = 0..%d every start P must come with every coprime step once: the step is coprimes[i/count %% len(coprimes)] (i/count, not i), so that it does not depend on the same bits as the start"+kitHint(l04),
+						count, j, i, pair[0], pair[1], count*uint32(len(coprimes))-1)
+				}
+				pairs[pair] = i
+			}
+		}
 		if count >= 2 {
 			var missing []string
 			for _, c := range coprimes {
