@@ -18,5 +18,6 @@ var Sources embed.FS
 // (TestEmbeddedBookBuilds in package book checks that it is all here).
 //
 //go:embed book/src/*.md lessons/*/chapter.md solutions/*.go skeleton/*.go
+//go:embed solutions/testdata/plainslots/main.go
 //go:embed internal/workspace/classroom.yml checker/grade/testdata/pack
 var Book embed.FS
