@@ -44,6 +44,7 @@
 package tracejson
 
 import (
+	"bytes"
 	"cmp"
 	"container/heap"
 	"encoding/json"
@@ -57,6 +58,12 @@ import (
 // Generator is the value of "generator" in the otherData of every file
 // this package writes, so that kata can tell its own files from others.
 const Generator = "kata trace"
+
+// Written reports whether data is a file Write wrote, by its otherData's
+// generator.
+func Written(data []byte) bool {
+	return bytes.Contains(data, []byte(`"generator":"`+Generator+`"`))
+}
 
 // A Run is one process of the trace: a run laid out as the timeline draws
 // it, and the process's name.
