@@ -31,12 +31,14 @@ import (
 // their owners' synchronisation ("most data can be changed concurrently");
 // the race detector would report that here. An M's P and a G's M are read
 // from the other side's atomic link instead (pp.m, mp.curg), which says the
-// same. Three fields have no such twin: an M's spinning, a P's count of free
-// Gs and a G's wait reason are plain fields that lesson code writes, and
-// racyLoads reads them as the runtime does, out of the race detector's
-// sight. Go's memory model guarantees that such a read of a value no larger
-// than a word sees some value that was written, so the report may be stale
-// by a moment, as the runtime's may, but never torn.
+// same. Four fields have no such twin: an M's spinning, a P's count of free
+// Gs, and a G's wait reason and ID (newproc1 gives a reused G a new one) are
+// plain fields, most of them written by lesson code, and the racy functions
+// below read them as the runtime does, out of the race detector's sight.
+// Go's memory model guarantees that such a read of a value no larger than a
+// word sees some value that was written, so the report may be stale by a
+// moment, as the runtime's may, but not torn (a G's 64-bit ID could be, on
+// a 32-bit machine, at the instant the G is reused: the runtime's too).
 
 // runtimeGStatus is a G status as the runtime's number (runtime2.go:37-77).
 var runtimeGStatus = [...]uint32{
@@ -76,9 +78,8 @@ func (sched *schedt) schedtrace(buf []byte, detailed bool) []byte {
 			mOfP[mp] = pp
 		}
 		if detailed {
-			_, gfreecnt, _ := racyLoads(nil, pp, nil)
 			buf = fmt.Appendf(buf, "  P%d: status=%d schedtick=%d syscalltick=%d m=%s runqsize=%d gfreecnt=%d timerslen=0\n",
-				i, pp.status.Load(), pp.schedtick.Load(), pp.syscalltick.Load(), mID(mp), t-h, gfreecnt)
+				i, pp.status.Load(), pp.schedtick.Load(), pp.syscalltick.Load(), mID(mp), t-h, racyGFreeCount(pp))
 			continue
 		}
 		// The per-P run queue lengths, as: [ len1 len2 len3 len4 ]
@@ -112,43 +113,39 @@ func (sched *schedt) schedtrace(buf []byte, detailed bool) []byte {
 		if curg != nil {
 			gOfM[curg] = mp
 		}
-		spinning, _, _ := racyLoads(mp, nil, nil)
 		// blocked: asleep on a note, as an idle M is in stopm and sysmon
 		// in its deep sleep.
 		blocked := idle[mp] || mp.isSysmon && sched.sysmonwait.Load()
 		buf = fmt.Appendf(buf, "  M%d: p=%s curg=%s mallocing=0 throwing=0 preemptoff= locks=0 dying=0 spinning=%t blocked=%t lockedg=nil\n",
-			mp.id, pID(mOfP[mp]), gID(curg), spinning, blocked)
+			mp.id, pID(mOfP[mp]), gID(curg), racySpinning(mp), blocked)
 	}
 
 	sched.allglock.Lock()
 	for _, gp := range sched.allgs {
 		// The reason is printed whatever the status, as the runtime
 		// does: gopark sets it, and here execute and goexit0 clear it.
-		_, _, reason := racyLoads(nil, nil, gp)
 		buf = fmt.Appendf(buf, "  G%d: status=%d(%s) m=%s lockedm=nil\n",
-			gp.goid, runtimeGStatus[readgstatus(gp)], reason, mID(gOfM[gp]))
+			racyGoid(gp), runtimeGStatus[readgstatus(gp)], racyWaitReason(gp), mID(gOfM[gp]))
 	}
 	sched.allglock.Unlock()
 	return buf
 }
 
-// racyLoads reads the three fields schedtrace needs that have no atomic
-// twin: mp.spinning, pp.gFree.n and gp.waitreason (of those not nil). See
-// the top of this file for why a racy read is safe here and nowhere else.
-//
+// The racy reads: the fields schedtrace needs that have no atomic twin.
+// See the top of this file for why a racy read is safe here, and nowhere
+// else in this package.
+
 //go:norace
-func racyLoads(mp *m, pp *p, gp *g) (spinning bool, gfreecnt int32, reason waitReason) {
-	if mp != nil {
-		spinning = mp.spinning
-	}
-	if pp != nil {
-		gfreecnt = pp.gFree.n
-	}
-	if gp != nil {
-		reason = gp.waitreason
-	}
-	return spinning, gfreecnt, reason
-}
+func racySpinning(mp *m) bool { return mp.spinning }
+
+//go:norace
+func racyGFreeCount(pp *p) int32 { return pp.gFree.n }
+
+//go:norace
+func racyWaitReason(gp *g) waitReason { return gp.waitreason }
+
+//go:norace
+func racyGoid(gp *g) int64 { return gp.goid }
 
 func mID(mp *m) string {
 	if mp == nil {
@@ -168,7 +165,7 @@ func gID(gp *g) string {
 	if gp == nil {
 		return "nil"
 	}
-	return fmt.Sprint(gp.goid)
+	return fmt.Sprint(racyGoid(gp))
 }
 
 // SchedTrace writes what GODEBUG=schedtrace=1 would print of this Runtime
