@@ -49,8 +49,8 @@ var runtimeGStatus = [...]uint32{
 // the summary line, and with detailed, a line for every P, M and G. The
 // time in it is counted from the first call, as the runtime counts it.
 //
-// Mirrors schedtrace (proc.go:6899). Takes sched.lock and allglock; call
-// it from anywhere but a G's body holding either.
+// Mirrors schedtrace (proc.go:6899). Takes sched.lock, then allglock: the
+// caller must hold neither.
 func (sched *schedt) schedtrace(buf []byte, detailed bool) []byte {
 	now := sched.cfg.nanotime()
 	// The runtime's starttime is set by its first call, on sysmon alone;
@@ -176,9 +176,8 @@ func gID(gp *g) string {
 // M and G. The time it starts with is counted from the first call. See
 // schedtrace.go for the fields the model lacks.
 //
-// It may be called at any time, from any goroutine but a G's body; it
-// takes the scheduler's lock for as long as it reads, and writes to w
-// after.
+// It may be called at any time, from any goroutine, a G's body included;
+// it holds the scheduler's lock while it reads, and writes to w after.
 func (rt *Runtime) SchedTrace(w io.Writer, detailed bool) error {
 	_, err := w.Write(rt.sched.schedtrace(nil, detailed))
 	return err

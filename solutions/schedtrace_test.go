@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,8 +104,8 @@ func TestSchedTraceConstructed(t *testing.T) {
 }
 
 // TestSchedTraceRunning prints a Runtime while its Gs run, in both modes,
-// from two goroutines at once: every line has the runtime's format, and
-// (under -race) reading the state races with nothing.
+// from two goroutines at once and from Gs: every line has the runtime's
+// format, and (under -race) reading the state races with nothing.
 func TestSchedTraceRunning(t *testing.T) {
 	rt := New(Config{Procs: 4})
 	defer rt.Close()
@@ -146,6 +147,11 @@ func TestSchedTraceRunning(t *testing.T) {
 				for range 20 {
 					spinFor(2000)
 					g.Safepoint()
+				}
+				if i%50 == 0 { // from a G's body too
+					if err := rt.SchedTrace(io.Discard, true); err != nil {
+						t.Error(err)
+					}
 				}
 				wg.Done(g)
 			})
