@@ -23,6 +23,10 @@ import (
 //   - timerslen=0 on every P: timers are one heap for all Ps (doc.go), so no
 //     P has any of its own.
 //
+// An M's blocked, which the runtime sets while the M sleeps on a note, is
+// true here for the Ms on the idle list (asleep in stopm) and for sysmon in
+// its deep sleep: the notes this package's Ms sleep on.
+//
 // Statuses are printed as the runtime's numbers: a P's are the same (0
 // idle, 1 running, 2 syscall, 3 gcstop, 4 dead), a G's differ only for dead
 // (6 in the runtime, where 5 is the unused _Gmoribund).
