@@ -309,6 +309,10 @@ type schedt struct {
 	stwLock    sync.Mutex     // serialises stop-the-world callers (the runtime's worldsema)
 
 	trace func(Event) // optional event sink
+
+	// starttime is schedtrace's time zero: the time of its first call
+	// (the runtime's starttime, proc.go:6897).
+	starttime atomic.Int64
 }
 
 // mcount returns the number of Ms created. Call with sched.lock held.

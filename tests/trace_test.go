@@ -1,8 +1,11 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,4 +75,72 @@ func TestTraceKeepsOthersFiles(t *testing.T) {
 	for _, name := range []string{"imbalance", "pingpong", "overflow", "burst", "syscall", "hog", "resize", "deadlock"} {
 		require.Contains(t, out, name)
 	}
+}
+
+// TestTraceJSON: kata trace --json writes the run as trace-event JSON that
+// reads back as the format's structure, with a track per P, the Gs' runs as
+// slices, and as many steal flows as the terminal's summary counts steals;
+// it replaces its own file, and nothing else without --force.
+func TestTraceJSON(t *testing.T) {
+	bin := buildKata(t)
+	dir := t.TempDir()
+	out, code := run(t, bin, dir, "trace", "imbalance", "--reference", "--seed", "3", "--json", "run.json")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "run.json (open it at https://ui.perfetto.dev or chrome://tracing)")
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	require.NoError(t, err)
+
+	var f struct {
+		OtherData   map[string]string `json:"otherData"`
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Pid  int            `json:"pid"`
+			Tid  int            `json:"tid"`
+			ID   int            `json:"id"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(data, &f))
+	require.Equal(t, map[string]string{"generator": "kata trace", "scenario": "imbalance", "seed": "3"}, f.OtherData)
+	threads, gRuns, flowStarts, flowEnds := map[string]bool{}, 0, 0, 0
+	for _, ev := range f.TraceEvents {
+		switch {
+		case ev.Ph == "M" && ev.Name == "process_name":
+			require.Equal(t, "the reference", ev.Args["name"])
+		case ev.Ph == "M" && ev.Name == "thread_name":
+			threads[ev.Args["name"].(string)] = true
+		case ev.Ph == "X" && strings.HasPrefix(ev.Name, "G"):
+			gRuns++
+		case ev.Ph == "s":
+			flowStarts++
+		case ev.Ph == "f":
+			flowEnds++
+		}
+	}
+	for _, lane := range []string{"P0", "P1", "P2", "P3", "sysmon"} {
+		require.True(t, threads[lane], "no track for %s: %v", lane, threads)
+	}
+	require.GreaterOrEqual(t, gRuns, 201, "every one of the 201 Gs runs at least once")
+	steals := regexp.MustCompile(`(\d+) steals? moved`).FindStringSubmatch(out)
+	require.NotNil(t, steals, out)
+	n, _ := strconv.Atoi(steals[1])
+	require.Equal(t, n, flowStarts, "a flow per steal the summary counts")
+	require.Equal(t, n, flowEnds, "a flow per steal the summary counts")
+
+	out, code = run(t, bin, dir, "trace", "imbalance", "--reference", "--json", "run.json")
+	require.Equal(t, 0, code, "kata replaces its own file: %s", out)
+
+	mine := filepath.Join(dir, "mine.json")
+	require.NoError(t, os.WriteFile(mine, []byte(`{"traceEvents":[]}`), 0o644))
+	out, code = run(t, bin, dir, "trace", "imbalance", "--reference", "--json", "mine.json")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, "kata trace did not write it; choose another with --json FILE")
+	data, err = os.ReadFile(mine)
+	require.NoError(t, err)
+	require.Equal(t, `{"traceEvents":[]}`, string(data))
+
+	out, code = run(t, bin, dir, "trace", "imbalance", "--reference", "-o", "same", "--json", "same")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, "is the HTML page's file too")
 }

@@ -12,12 +12,14 @@ import (
 	"github.com/gmp-kata/gmp-kata/checker"
 	"github.com/gmp-kata/gmp-kata/internal/diagram"
 	"github.com/gmp-kata/gmp-kata/internal/scenario"
+	"github.com/gmp-kata/gmp-kata/internal/tracejson"
 	"github.com/gmp-kata/gmp-kata/lessons"
 	"github.com/urfave/cli/v2"
 )
 
 // traceCommand runs a scenario with the learner's lesson files (or the
-// reference's) and draws what the scheduler did as an HTML page.
+// reference's) and draws what the scheduler did as an HTML page, and with
+// --json writes it as trace-event JSON for Perfetto too.
 var traceCommand = &cli.Command{
 	Name:  "trace",
 	Usage: "run a scenario with your scheduler and draw what every P and M did, as an HTML page",
@@ -30,7 +32,8 @@ var traceCommand = &cli.Command{
 		&cli.IntFlag{Name: "procs", Usage: "number of Ps (default: the scenario's own)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for the steal order"},
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "the HTML `FILE` to write (default: trace-SCENARIO.html)"},
-		&cli.BoolFlag{Name: "force", Usage: "overwrite FILE even if kata did not write it"},
+		&cli.StringFlag{Name: "json", Usage: "also write the run as Chrome trace-event JSON to `FILE`, to open at ui.perfetto.dev or chrome://tracing"},
+		&cli.BoolFlag{Name: "force", Usage: "overwrite the files even if kata did not write them"},
 		&cli.BoolFlag{Name: "list", Usage: "list the scenarios and what each shows"},
 	},
 	Action: runTrace,
@@ -73,8 +76,17 @@ func runTrace(c *cli.Context) error {
 	if file == "" {
 		file = "trace-" + s.Name + ".html"
 	}
-	if err := checkTraceFile(file, c.Bool("force")); err != nil {
+	if err := checkTraceFile(file, "-o", c.Bool("force"), isTracePage); err != nil {
 		return usageError(err.Error())
+	}
+	jsonFile := c.String("json")
+	if jsonFile != "" {
+		if filepath.Clean(jsonFile) == filepath.Clean(file) {
+			return usageError(fmt.Sprintf("trace: --json %s is the HTML page's file too; name another", jsonFile))
+		}
+		if err := checkTraceFile(jsonFile, "--json", c.Bool("force"), tracejson.Written); err != nil {
+			return usageError(err.Error())
+		}
 	}
 
 	var runs []tracedRun
@@ -110,6 +122,13 @@ func runTrace(c *cli.Context) error {
 	}
 	abs, _ := filepath.Abs(file)
 	fmt.Fprintf(out, "\nwrote %s (open it in a browser)\n", abs)
+	if jsonFile != "" {
+		if err := writeTraceJSON(jsonFile, s, seed, runs); err != nil {
+			return couldNot(err)
+		}
+		abs, _ := filepath.Abs(jsonFile)
+		fmt.Fprintf(out, "wrote %s (open it at https://ui.perfetto.dev or chrome://tracing)\n", abs)
+	}
 	for _, run := range runs {
 		if run.failed {
 			return cli.Exit("trace: "+run.who+" went wrong (see above); the page shows what it did", exitFailed)
@@ -118,8 +137,9 @@ func runTrace(c *cli.Context) error {
 	return nil
 }
 
-// checkTraceFile refuses to overwrite a file kata trace did not write.
-func checkTraceFile(file string, force bool) error {
+// checkTraceFile refuses to overwrite a file kata trace did not write:
+// ours says whether it did. flag is the option that names the file.
+func checkTraceFile(file, flag string, force bool, ours func(data []byte) bool) error {
 	data, err := os.ReadFile(file)
 	if os.IsNotExist(err) || force {
 		return nil
@@ -127,8 +147,31 @@ func checkTraceFile(file string, force bool) error {
 	if err != nil {
 		return fmt.Errorf("trace: %v", err)
 	}
-	if !bytes.Contains(data, []byte(traceGenerator)) {
-		return fmt.Errorf("trace: %s exists and kata trace did not write it; choose another with -o FILE, or --force to overwrite it", file)
+	if !ours(data) {
+		return fmt.Errorf("trace: %s exists and kata trace did not write it; choose another with %s FILE, or --force to overwrite it", file, flag)
+	}
+	return nil
+}
+
+// isTracePage reports whether data is a page kata trace wrote.
+func isTracePage(data []byte) bool {
+	return bytes.Contains(data, []byte(traceGenerator))
+}
+
+// writeTraceJSON writes the runs to file as trace-event JSON, a process
+// each, laid out as the page draws them.
+func writeTraceJSON(file string, s scenario.Scenario, seed uint64, runs []tracedRun) error {
+	var trs []tracejson.Run
+	for _, run := range runs {
+		r := run.result
+		trs = append(trs, tracejson.Run{Name: run.who, Layout: diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs})})
+	}
+	var b bytes.Buffer
+	if err := tracejson.Write(&b, trs, map[string]string{"scenario": s.Name, "seed": fmt.Sprint(seed)}); err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("trace: %w", err)
 	}
 	return nil
 }

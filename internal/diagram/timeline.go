@@ -32,6 +32,9 @@ type Span struct {
 	Kind       string // "run", "spin", "proc", "syscall"
 	Start, End int64
 	Note       string // what a hover says
+	// P is the P an M lane's span is about: the one a "proc" span's M
+	// held, or the one a "syscall" span's M left.
+	P string
 }
 
 // A Mark is an instant on a lane.
@@ -139,6 +142,13 @@ func Lay(r Run) *Layout {
 			}
 			if ev.Kind == sched.EvGoSyscall {
 				insys[ev.G] = open{start: at, p: ev.P, m: ev.M}
+				// The M leaves its P in _Psyscall (entersyscall): it holds
+				// no P until exitsyscall acquires one.
+				if o, ok := holding[ev.M]; ok {
+					delete(holding, ev.M)
+					l.Spans = append(l.Spans, Span{Lane: ml(ev.M), Kind: "proc", Start: o.start, End: at, P: pl(o.p),
+						Note: fmt.Sprintf("M%d held P%d for %s; then it entered a system call", ev.M, o.p, dur(at-o.start))})
+				}
 			}
 		case sched.EvGoSyscallExit:
 			if o, ok := insys[ev.G]; ok {
@@ -147,7 +157,7 @@ func Lay(r Run) *Layout {
 				if ev.Arg == 1 {
 					back = "got its own P back"
 				}
-				l.Spans = append(l.Spans, Span{Lane: ml(o.m), G: ev.G, Kind: "syscall", Start: o.start, End: at,
+				l.Spans = append(l.Spans, Span{Lane: ml(o.m), G: ev.G, Kind: "syscall", Start: o.start, End: at, P: pl(o.p),
 					Note: fmt.Sprintf("M%d blocked in G%d's system call for %s; then it %s", o.m, ev.G, dur(at-o.start), back)})
 			}
 		case sched.EvProcStart:
@@ -155,7 +165,7 @@ func Lay(r Run) *Layout {
 		case sched.EvProcStop:
 			if o, ok := holding[ev.M]; ok {
 				delete(holding, ev.M)
-				l.Spans = append(l.Spans, Span{Lane: ml(ev.M), Kind: "proc", Start: o.start, End: at,
+				l.Spans = append(l.Spans, Span{Lane: ml(ev.M), Kind: "proc", Start: o.start, End: at, P: pl(o.p),
 					Note: fmt.Sprintf("M%d held P%d for %s", ev.M, o.p, dur(at-o.start))})
 			}
 		case sched.EvSpinStart:
@@ -192,7 +202,7 @@ func Lay(r Run) *Layout {
 			Note: fmt.Sprintf("G%d on P%d (M%d) from %s to the end", g, o.p, o.m, dur(o.start-l.T0))})
 	}
 	for m, o := range holding {
-		l.Spans = append(l.Spans, Span{Lane: ml(m), Kind: "proc", Start: o.start, End: l.T1, Note: fmt.Sprintf("M%d held P%d to the end", m, o.p)})
+		l.Spans = append(l.Spans, Span{Lane: ml(m), Kind: "proc", Start: o.start, End: l.T1, P: pl(o.p), Note: fmt.Sprintf("M%d held P%d to the end", m, o.p)})
 	}
 	for m, o := range spinning {
 		l.Spans = append(l.Spans, Span{Lane: ml(m), Kind: "spin", Start: o.start, End: l.T1, Note: fmt.Sprintf("M%d spinning to the end", m)})

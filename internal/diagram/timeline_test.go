@@ -52,3 +52,33 @@ func TestGlobalRunqLane(t *testing.T) {
 	assert.NotContains(t, none.Lanes, "global")
 	assert.NotContains(t, none.SVG(Options{}), "tl-global")
 }
+
+// TestSyscallEndsTheMsHold: an M that enters a system call leaves its P in
+// _Psyscall (entersyscall), so its lane shows the P held up to the call and
+// again from when exitsyscall takes one, with the call between; each span
+// names its P.
+func TestSyscallEndsTheMsHold(t *testing.T) {
+	ev := func(when int64, kind sched.EventKind, g int64, arg int64) sched.Event {
+		return sched.Event{Kind: kind, When: when, G: g, P: 0, M: 1, Arg: arg}
+	}
+	l := Lay(Run{Procs: 1, Events: []sched.Event{
+		ev(0, sched.EvProcStart, 0, 0),
+		ev(10, sched.EvGoStart, 1, 0),
+		ev(100, sched.EvGoSyscall, 1, 0),
+		ev(150, sched.EvProcStart, 0, 0), // exitsyscallfast took P0 back
+		ev(160, sched.EvGoSyscallExit, 1, 1),
+		ev(200, sched.EvGoEnd, 1, 0),
+		ev(300, sched.EvProcStop, 0, 0),
+	}})
+	type got struct {
+		Kind, P    string
+		Start, End int64
+	}
+	var m1 []got
+	for _, sp := range l.Spans {
+		if sp.Lane == "M1" {
+			m1 = append(m1, got{sp.Kind, sp.P, sp.Start, sp.End})
+		}
+	}
+	assert.Equal(t, []got{{"proc", "P0", 0, 100}, {"syscall", "P0", 100, 160}, {"proc", "P0", 150, 300}}, m1)
+}

@@ -61,21 +61,61 @@ type Result struct {
 // Run runs s on a fresh reference Runtime with procs Ps (0: the scenario's
 // default) and returns its events.
 func Run(s Scenario, procs int, seed uint64) (*Result, error) {
+	return RunWatching(s, procs, seed, 0, nil)
+}
+
+// RunWatching is Run, calling watch with the Runtime while s runs: once
+// before s starts, then every period until it ends, as sysmon calls
+// schedtrace under GODEBUG=schedtrace. watch runs on a goroutine of its
+// own, and never after RunWatching has returned.
+func RunWatching(s Scenario, procs int, seed uint64, period time.Duration, watch func(*sched.Runtime)) (*Result, error) {
 	if procs == 0 {
 		procs = s.Procs
 	}
 	if procs < 1 || procs > 64 {
 		return nil, fmt.Errorf("scenario: %d Ps: want 1 to 64", procs)
 	}
+	if watch != nil && period <= 0 {
+		return nil, fmt.Errorf("scenario: watching every %v: want a period above 0", period)
+	}
 	var rec sched.Recorder
 	rt := sched.New(sched.Config{Procs: procs, Seed: seed, Trace: rec.Record})
+	stop := func() {}
+	if watch != nil {
+		stop = every(period, func() { watch(rt) })
+	}
 	rt.Go(s.Main)
 	err := rt.Wait()
+	stop()
 	rt.Close()
 	if (err != nil) != s.WantDeadlock {
 		return nil, fmt.Errorf("scenario %s: Wait returned %v", s.Name, err)
 	}
 	return &Result{Scenario: s, Procs: procs, Seed: seed, Events: rec.Events(), Err: err}, nil
+}
+
+// every calls f now, then every period on a goroutine of its own, until
+// stop is called; stop returns once f has returned for the last time.
+func every(period time.Duration, f func()) (stop func()) {
+	f()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				f()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // spin burns about n iterations of CPU and returns a value that depends on

@@ -3,7 +3,9 @@ package scenario
 import (
 	"bytes"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	sched "github.com/gmp-kata/gmp-kata/solutions"
 	"github.com/stretchr/testify/require"
@@ -77,4 +79,28 @@ func TestPlural(t *testing.T) {
 			t.Errorf("Plural(%d, G) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// TestRunWatching: watch sees the Runtime before the scenario starts, then
+// every period while it runs, and never after RunWatching has returned.
+func TestRunWatching(t *testing.T) {
+	s, err := Lookup("burst") // about 10ms of sleeping between bursts
+	require.NoError(t, err)
+	var calls atomic.Int32
+	var first atomic.Int64
+	first.Store(-1)
+	_, err = RunWatching(s, 0, 1, time.Millisecond, func(rt *sched.Runtime) {
+		if calls.Add(1) == 1 {
+			first.Store(int64(rt.NumGoroutine()))
+		}
+	})
+	require.NoError(t, err)
+	n := calls.Load()
+	require.EqualValues(t, 0, first.Load(), "the first call comes before the scenario's first G starts")
+	require.GreaterOrEqual(t, n, int32(3), "watch is called every millisecond of a run of over 10ms")
+	time.Sleep(5 * time.Millisecond)
+	require.Equal(t, n, calls.Load(), "watch was called after RunWatching returned")
+
+	_, err = RunWatching(s, 0, 1, 0, func(*sched.Runtime) {})
+	require.ErrorContains(t, err, "want a period above 0")
 }
