@@ -20,6 +20,10 @@ type Scenario struct {
 	Main  func(g *sched.G)
 	// WantDeadlock: the scenario ends in a deadlock on purpose.
 	WantDeadlock bool
+	// Story checks on a run what Short and the book's text around the
+	// scenario's picture say it shows, and returns the window of the run
+	// that text is about (story.go); call it through Check.
+	Story func(r *Result) (Window, error)
 }
 
 // all lists the scenarios, in the order they are shown.
@@ -78,34 +82,21 @@ func Run(s Scenario, procs int, seed uint64) (*Result, error) {
 	return &Result{Scenario: s, Procs: procs, Seed: seed, Events: rec.Events(), Err: err}, nil
 }
 
-// spin burns about n iterations of CPU and returns a value that depends on
-// all of them, so that the work is not optimized away.
-func spin(n int) uint64 {
-	x := uint64(n)
-	for i := 0; i < n; i++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-	}
-	return x
-}
-
 var imbalance = Scenario{
 	Name:  "imbalance",
+	Story: imbalanceStory,
 	Short: "one G spawns 200 CPU-bound tasks on one P; the idle Ps steal half of its queue at a time",
 	Procs: 4,
-	Main:  func(g *sched.G) { fanOut(g, 200, 20000) },
+	Main:  func(g *sched.G) { fanOut(g, 200, 150*time.Microsecond) },
 }
 
-// fanOut spawns n Gs from g, each doing work iterations of spin, and waits
-// for them all.
-func fanOut(g *sched.G, n, work int) {
+// fanOut spawns n Gs from g, each doing d of work, and waits for them all.
+func fanOut(g *sched.G, n int, d time.Duration) {
 	var wg sched.WaitGroup
-	sink := make([]uint64, n)
-	for i := range sink {
+	for range n {
 		wg.Add(1)
 		g.Go(func(g *sched.G) {
-			sink[i] = spin(work)
+			work(d)
 			wg.Done(g)
 		})
 	}
@@ -114,6 +105,7 @@ func fanOut(g *sched.G, n, work int) {
 
 var pingpong = Scenario{
 	Name:  "pingpong",
+	Story: pingpongStory,
 	Short: "two Gs trade a token over an unbuffered channel: each send readies the other into runnext",
 	Procs: 2,
 	Main: func(g *sched.G) {
@@ -139,6 +131,7 @@ var pingpong = Scenario{
 
 var syscall = Scenario{
 	Name:  "syscall",
+	Story: syscallStory,
 	Short: "a G blocks in a long system call; sysmon retakes its P and hands it off so the others run",
 	Procs: 2,
 	Main: func(g *sched.G) {
@@ -148,10 +141,10 @@ var syscall = Scenario{
 			g.Syscall(func() { blockFor(30) })
 			wg.Done(g)
 		})
-		for i := 0; i < 8; i++ {
+		for range 8 {
 			wg.Add(1)
 			g.Go(func(g *sched.G) {
-				spin(200000)
+				work(2 * time.Millisecond)
 				wg.Done(g)
 			})
 		}
@@ -161,14 +154,17 @@ var syscall = Scenario{
 
 var hog = Scenario{
 	Name:  "hog",
+	Story: hogStory,
 	Short: "on one P, a G that never blocks is preempted by sysmon after 10ms so the others get a turn",
 	Procs: 1,
 	Main: func(g *sched.G) {
 		var wg sched.WaitGroup
 		wg.Add(1)
 		g.Go(func(g *sched.G) {
-			for i := 0; i < 240; i++ { // ~40ms of work, in safe-point-sized steps
-				spin(200000)
+			// 40ms of work, in safe-point-sized steps: long enough to be
+			// preempted twice, even by a sysmon that the OS runs late.
+			for start := time.Now(); time.Since(start) < 40*time.Millisecond; {
+				work(100 * time.Microsecond)
 				g.Safepoint()
 			}
 			wg.Done(g)
@@ -176,7 +172,7 @@ var hog = Scenario{
 		for i := 0; i < 3; i++ {
 			wg.Add(1)
 			g.Go(func(g *sched.G) {
-				spin(100000)
+				work(100 * time.Microsecond)
 				wg.Done(g)
 			})
 		}
@@ -186,46 +182,52 @@ var hog = Scenario{
 
 var overflow = Scenario{
 	Name:  "overflow",
+	Story: overflowStory,
 	Short: "one G spawns 600 short tasks: its 256-slot ring overflows half at a time into the global queue, where idle Ps take batches",
 	Procs: 4,
-	Main:  func(g *sched.G) { fanOut(g, 600, 5000) },
+	Main:  func(g *sched.G) { fanOut(g, 600, 10*time.Microsecond) },
 }
 
 var burst = Scenario{
 	Name:  "burst",
-	Short: "five bursts of 12 short tasks, 2ms apart: Ms wake and spin to find the work, then park when it runs out",
+	Story: burstStory,
+	Short: "five bursts of 12 short tasks, 5ms apart: Ms wake and spin to find the work, then park when it runs out",
 	Procs: 4,
 	Main: func(g *sched.G) {
 		for b := 0; b < 5; b++ {
-			fanOut(g, 12, 30000)
-			g.Sleep(2 * time.Millisecond)
+			fanOut(g, 12, 200*time.Microsecond)
+			g.Sleep(5 * time.Millisecond)
 		}
 	},
 }
 
 var resize = Scenario{
 	Name:  "resize",
+	Story: resizeStory,
 	Short: "GOMAXPROCS goes 4 → 2 → 4 under load: procresize stops the world, moves the Gs of the destroyed Ps to the global queue, and restarts",
 	Procs: 4,
 	Main: func(g *sched.G) {
 		var wg sched.WaitGroup
-		work := func(n int) {
-			for i := 0; i < n; i++ {
+		spawn := func(n int) {
+			for range n {
 				wg.Add(1)
 				g.Go(func(g *sched.G) {
-					for j := 0; j < 4; j++ {
-						spin(20000)
+					for range 4 {
+						work(200 * time.Microsecond)
 						g.Safepoint()
 					}
 					wg.Done(g)
 				})
 			}
 		}
-		work(60)
-		g.Sleep(time.Millisecond)
+		// 10ms between changes: on a busy machine the Ms may take a few
+		// milliseconds to get a core, and each change must find every P
+		// with work.
+		spawn(60)
+		g.Sleep(10 * time.Millisecond)
 		g.GOMAXPROCS(2)
-		work(30)
-		g.Sleep(time.Millisecond)
+		spawn(30)
+		g.Sleep(10 * time.Millisecond)
 		g.GOMAXPROCS(4)
 		wg.Wait(g)
 	},
@@ -233,6 +235,7 @@ var resize = Scenario{
 
 var deadlock = Scenario{
 	Name:  "deadlock",
+	Story: deadlockStory,
 	Short: "two Gs each wait to receive from the other: every G is blocked, and checkdead reports the deadlock",
 	Procs: 2,
 	Main: func(g *sched.G) {
