@@ -400,17 +400,11 @@ func syscallStory(r *Result) (Window, error) {
 	case run.Kind == 0:
 		return Window{}, fmt.Errorf("M%d took P%d from the system call but ran no G on it", handoff.M, call.P)
 	}
-	// The window: from the start to the end of the first G that ran on
-	// the retaken P, and a tenth more, so that the steal, the retake and
-	// the hand-off fill the picture.
-	end := f.t1
-	for _, ev := range r.Events {
-		if ev.Kind == sched.EvGoEnd && ev.G == run.G && ev.When > run.When {
-			end = ev.When
-			break
-		}
-	}
-	return Window{From: f.t0, To: min(end+(end-f.t0)/10, f.t1)}, nil
+	// The window: from the start to the hand-off's first G starting on
+	// the retaken P, and a quarter more, so that the steal, the retake
+	// and the hand-off fill the picture, whether sysmon took the P at
+	// once or after 10ms.
+	return Window{From: f.t0, To: min(run.When+(run.When-f.t0)/4, f.t1)}, nil
 }
 
 // hog: "on one P, a G that never blocks is preempted by sysmon after 10ms

@@ -30,10 +30,9 @@ func TestStories(t *testing.T) {
 }
 
 // TestStoryWindows: the syscall picture opens on the call's start, the
-// steal, the retake and the hand-off, up to the end of the first G that
-// ran on the handed-off P, a fraction of a run that lasts as long as the
-// call; every other picture opens on the whole run, which is what its
-// caption is about.
+// steal, the retake and the hand-off, a fraction of a run that lasts as
+// long as the call; every other picture opens on the whole run, which is
+// what its caption is about.
 func TestStoryWindows(t *testing.T) {
 	for _, s := range All() {
 		t.Run(s.Name, func(t *testing.T) {
@@ -50,8 +49,7 @@ func TestStoryWindows(t *testing.T) {
 			for _, ev := range []sched.Event{call, retake, *firstOf(r, sched.EvSteal)} {
 				require.LessOrEqual(t, ev.When, w.To, "%v happens after the window", ev)
 			}
-			// The hand-off: the first G another M ran on the retaken P,
-			// start to end.
+			// The hand-off: the first G another M ran on the retaken P.
 			var handoff sched.Event
 			for _, ev := range r.Events {
 				if ev.When > retake.When && ev.P == call.P && ev.M != call.M && ev.Kind == sched.EvGoStart {
@@ -60,13 +58,8 @@ func TestStoryWindows(t *testing.T) {
 				}
 			}
 			require.NotZero(t, handoff.Kind)
-			for _, ev := range r.Events {
-				if ev.G == handoff.G && ev.Kind == sched.EvGoEnd {
-					require.LessOrEqual(t, ev.When, w.To, "the first G of the hand-off ends in the window")
-					require.Greater(t, w.To-ev.When, int64(0))
-					require.Less(t, w.To-ev.When, (w.To-w.From)/5, "and the window ends soon after")
-				}
-			}
+			require.Less(t, handoff.When, w.To, "the hand-off is in the window")
+			require.Less(t, w.To-handoff.When, (w.To-w.From)/4, "and the window ends soon after it")
 		})
 	}
 }
