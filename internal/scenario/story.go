@@ -464,8 +464,9 @@ func hogStory(r *Result) (Window, error) {
 
 // resize: "GOMAXPROCS goes 4 → 2 → 4 under load: procresize stops the
 // world, moves the Gs of the destroyed Ps to the global queue, and
-// restarts"; the book: only P0 and P1 run between the two, and P2 and P3
-// run again after the second.
+// restarts"; the book: preemptall's requests just before each; only P0
+// and P1 run between the two, and P2 and P3 run again after the second,
+// with work they stole.
 func resizeStory(r *Result) (Window, error) {
 	f, err := factsOf(r)
 	if err != nil {
@@ -475,9 +476,17 @@ func resizeStory(r *Result) (Window, error) {
 	var resizes []sched.Event
 	stopped := false
 	moved := 0 // Gs put on the global queue during the first resize
+	asked := 0 // preemption requests since G1 called GOMAXPROCS
 	for _, ev := range r.Events {
 		switch ev.Kind {
+		case sched.EvGoSyscall: // GOMAXPROCS is the only system call here
+			asked = 0
+		case sched.EvSysmonPreempt:
+			asked++
 		case sched.EvStopTheWorld:
+			if ev.When > created.When && asked == 0 {
+				return Window{}, fmt.Errorf("the world stopped for resize %d with no G asked to yield: preemptall asks every running G", len(resizes)+1)
+			}
 			stopped = true
 		case sched.EvStartTheWorld:
 			stopped = false
@@ -501,18 +510,24 @@ func resizeStory(r *Result) (Window, error) {
 	if moved == 0 {
 		return Window{}, errors.New("the first resize moved no G to the global run queue")
 	}
-	after := false
+	after, stole := false, false
 	for _, ev := range r.Events {
-		if ev.Kind != sched.EvGoStart || ev.P < 2 {
+		if ev.P < 2 || (ev.Kind != sched.EvGoStart && ev.Kind != sched.EvSteal) {
 			continue
 		}
-		if ev.When > resizes[0].When && ev.When < resizes[1].When {
+		if ev.Kind == sched.EvGoStart && ev.When > resizes[0].When && ev.When < resizes[1].When {
 			return Window{}, fmt.Errorf("G%d ran on P%d while GOMAXPROCS was 2", ev.G, ev.P)
 		}
-		after = after || ev.When > resizes[1].When
+		if ev.When > resizes[1].When {
+			after = after || ev.Kind == sched.EvGoStart
+			stole = stole || ev.Kind == sched.EvSteal
+		}
 	}
-	if !after {
+	switch {
+	case !after:
 		return Window{}, errors.New("neither P2 nor P3 ran a G after GOMAXPROCS went back to 4")
+	case !stole:
+		return Window{}, errors.New("neither P2 nor P3 stole after GOMAXPROCS went back to 4")
 	}
 	return Window{}, nil
 }

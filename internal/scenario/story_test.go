@@ -133,6 +133,8 @@ func TestStoriesCatchRunsThatDoNotBearThemOut(t *testing.T) {
 			r.Events = append(r.Events, sched.Event{Kind: sched.EvGoStart, When: at + 1, G: 5, P: 3, M: 1})
 			slices.SortStableFunc(r.Events, func(a, b sched.Event) int { return int(a.When - b.When) })
 		}, "ran on P3 while GOMAXPROCS was 2"},
+		{"resize", "nobody asked to yield", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvSysmonPreempt }), "no G asked to yield"},
+		{"resize", "P2 and P3 did not steal", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvSteal || ev.P < 2 }), "neither P2 nor P3 stole"},
 		{"deadlock", "no deadlock", func(r *Result) { r.Err = nil }, "not a deadlock"},
 	}
 	good := map[string]*Result{}
