@@ -113,6 +113,19 @@ func (f *facts) firstEvent(kind sched.EventKind) (sched.Event, bool) {
 	return sched.Event{}, false
 }
 
+// startsOnP0 returns the first start of the G Runtime.Go started, which
+// the book's text has on P0.
+func (f *facts) startsOnP0() (sched.Event, error) {
+	ev, ok := f.firstStart(f.main)
+	switch {
+	case !ok:
+		return ev, fmt.Errorf("G%d never ran", f.main)
+	case ev.P != 0:
+		return ev, fmt.Errorf("G%d started on P%d; the text has it on P0", f.main, ev.P)
+	}
+	return ev, nil
+}
+
 // children returns the Gs that g created, in order.
 func (f *facts) children(g int64) []int64 {
 	var gs []int64
@@ -180,9 +193,9 @@ func imbalanceStory(r *Result) (Window, error) {
 	if err != nil {
 		return Window{}, err
 	}
-	home, ok := f.firstStart(f.main)
-	if !ok {
-		return Window{}, fmt.Errorf("G%d never ran", f.main)
+	home, err := f.startsOnP0()
+	if err != nil {
+		return Window{}, err
 	}
 	for _, p := range Summarize(r).Procs {
 		switch {
@@ -232,6 +245,9 @@ func pingpongStory(r *Result) (Window, error) {
 func overflowStory(r *Result) (Window, error) {
 	f, err := factsOf(r)
 	if err != nil {
+		return Window{}, err
+	}
+	if _, err := f.startsOnP0(); err != nil {
 		return Window{}, err
 	}
 	overflows, batches := 0, 0
@@ -408,8 +424,9 @@ func syscallStory(r *Result) (Window, error) {
 }
 
 // hog: "on one P, a G that never blocks is preempted by sysmon after 10ms
-// so the others get a turn"; the book: it is preempted again about 10 ms
-// later, with nobody waiting.
+// so the others get a turn"; the book: the short G spawned last runs
+// first, from runnext, and the hog is preempted again about 10 ms later,
+// with nobody waiting.
 func hogStory(r *Result) (Window, error) {
 	f, err := factsOf(r)
 	if err != nil {
@@ -440,6 +457,16 @@ func hogStory(r *Result) (Window, error) {
 	}
 	if !asked {
 		return Window{}, fmt.Errorf("sysmon never asked G%d to yield", hog)
+	}
+	// The last G the first created was in runnext, and ran first.
+	kids := f.children(f.main)
+	for _, sp := range f.spans {
+		if sp.g != f.main {
+			if len(kids) == 0 || sp.g != kids[len(kids)-1] {
+				return Window{}, fmt.Errorf("G%d ran first, not the last G created (from runnext)", sp.g)
+			}
+			break
+		}
 	}
 	const slice = int64(10 * time.Millisecond)
 	others := false // another G ran after the hog's first preemption

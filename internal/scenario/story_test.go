@@ -83,6 +83,18 @@ func TestStoriesCatchRunsThatDoNotBearThemOut(t *testing.T) {
 		{"imbalance", "a ring overflowed", func(r *Result) {
 			r.Events = append(r.Events, sched.Event{Kind: sched.EvGlobalRunq, When: r.Events[len(r.Events)-1].When, G: 7, P: -1, M: -1, Arg: 129, N: 129})
 		}, "129 Gs went to the global run queue at once"},
+		{"imbalance", "G1 started on P2", func(r *Result) { firstOf(r, sched.EvGoStart).P = 2 }, "G1 started on P2"},
+		{"overflow", "G1 started on P1", func(r *Result) { firstOf(r, sched.EvGoStart).P = 1 }, "G1 started on P1"},
+		{"hog", "the hog ran first", func(r *Result) {
+			// Swap the hog's first start and its end of span with those of the
+			// G that ran first: enough to make another G run first.
+			for i := range r.Events {
+				if ev := &r.Events[i]; ev.Kind == sched.EvGoStart && ev.G != 1 {
+					ev.G = firstOf(r, sched.EvGoPreempt).G
+					break
+				}
+			}
+		}, "ran first, not the last G created"},
 		{"pingpong", "the pair moved", func(r *Result) { lastOf(r, sched.EvGoStart).P ^= 1 }, "the pair should stay on"},
 		{"pingpong", "a start from the ring", func(r *Result) { lastOf(r, sched.EvGoStart).Arg = 0 }, "without inheriting the time slice"},
 		{"overflow", "no overflow", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvGlobalRunq || ev.N != 129 }), "never overflowed"},
