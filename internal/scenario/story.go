@@ -290,7 +290,7 @@ func overflowStory(r *Result) (Window, error) {
 	return Window{}, nil
 }
 
-// burst: "five bursts of 12 short tasks, 2ms apart: Ms wake and spin to
+// burst: "five bursts of 12 short tasks, 5ms apart: Ms wake and spin to
 // find the work, then park when it runs out"; the book: between bursts
 // every P is idle and sysmon sleeps deeply; one or two Ms spin at a time.
 func burstStory(r *Result) (Window, error) {
