@@ -185,7 +185,7 @@ var overflow = Scenario{
 	Story: overflowStory,
 	Short: "one G spawns 600 short tasks: its 256-slot ring overflows half at a time into the global queue, where idle Ps take batches",
 	Procs: 4,
-	Main:  func(g *sched.G) { fanOut(g, 600, 10*time.Microsecond) },
+	Main:  func(g *sched.G) { fanOut(g, 600, 40*time.Microsecond) },
 }
 
 var burst = Scenario{
