@@ -1,7 +1,10 @@
 // Package diagram draws the scheduler as SVG: timelines of a run's events
 // (one lane per P and per M, steals as arrows, spinning, sysmon's actions)
 // and the G, M and P state machines. The book's pictures and `kata trace`'s
-// pages are drawn here, so the two always agree.
+// pages are drawn here, so the two always agree, and both pages run Script,
+// which zooms and pans the timelines in the browser. It does not run
+// scenarios or decide what a picture opens on: the caller passes a run and
+// its view (internal/scenario's stories give both).
 package diagram
 
 import (

@@ -1,6 +1,9 @@
 // Package scenario holds the named workloads that show the scheduler at
 // work: `kata demo` runs them, and the book's and `kata trace`'s pictures
-// are drawn from their events.
+// are drawn from their events. Each has a story (story.go): what its
+// caption says a run shows, checked on the run, and the stretch of the run
+// a picture opens on. It runs the reference (or, built by checker, a
+// learner's scheduler); it draws nothing.
 package scenario
 
 import (
@@ -71,6 +74,7 @@ func Run(s Scenario, procs int, seed uint64) (*Result, error) {
 	if procs < 1 || procs > 64 {
 		return nil, fmt.Errorf("scenario: %d Ps: want 1 to 64", procs)
 	}
+	spinRate() // measured now, not by the first G to work, in the picture
 	var rec sched.Recorder
 	rt := sched.New(sched.Config{Procs: procs, Seed: seed, Trace: rec.Record})
 	rt.Go(s.Main)
