@@ -92,7 +92,9 @@
     // fit makes the picture as wide as its box, in units as in pixels, so
     // that its text keeps its size on a phone.
     function fit() {
-      var w = Math.max(Math.floor(svg.parentNode.clientWidth), 280);
+      var box = Math.floor(svg.parentNode.clientWidth);
+      if (!box) return; // not laid out (display: none): keep the width
+      var w = Math.max(box, 280);
       if (w === W) return;
       W = w;
       svg.setAttribute("viewBox", "0 0 " + W + " " + H);

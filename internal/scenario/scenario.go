@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sched "github.com/gmp-kata/gmp-kata/solutions"
@@ -165,9 +166,10 @@ var hog = Scenario{
 		var wg sched.WaitGroup
 		wg.Add(1)
 		g.Go(func(g *sched.G) {
-			// 40ms of work, in safe-point-sized steps: long enough to be
-			// preempted twice, even by a sysmon that the OS runs late.
-			for start := time.Now(); time.Since(start) < 40*time.Millisecond; {
+			// 40ms of work, in safe-point-sized steps: preempted at
+			// least twice. Work, not time: on a busy machine the OS slows
+			// the hog and sysmon alike.
+			for range 400 {
 				work(100 * time.Microsecond)
 				g.Safepoint()
 			}
@@ -211,27 +213,37 @@ var resize = Scenario{
 	Short: "GOMAXPROCS goes 4 → 2 → 4 under load: procresize stops the world, moves the Gs of the destroyed Ps to the global queue, and restarts",
 	Procs: 4,
 	Main: func(g *sched.G) {
+		// The first change waits until four Gs run at once, so every P
+		// is at work and has Gs queued (a P gets work here by stealing
+		// half of a queue): on a busy machine the Ms may take
+		// milliseconds to get a core, and a change after a fixed time
+		// could find some P that never ran.
 		var wg sched.WaitGroup
+		var running atomic.Int32
+		var busy atomic.Bool
+		allBusy := sched.NewChan[int](0)
 		spawn := func(n int) {
 			for range n {
 				wg.Add(1)
 				g.Go(func(g *sched.G) {
+					if running.Add(1) == 4 && busy.CompareAndSwap(false, true) {
+						allBusy.Close(g)
+					}
 					for range 4 {
 						work(200 * time.Microsecond)
 						g.Safepoint()
 					}
+					running.Add(-1)
 					wg.Done(g)
 				})
 			}
 		}
-		// 10ms between changes: on a busy machine the Ms may take a few
-		// milliseconds to get a core, and each change must find every P
-		// with work.
 		spawn(60)
-		g.Sleep(10 * time.Millisecond)
+		allBusy.Recv(g)
+		g.Sleep(2 * time.Millisecond)
 		g.GOMAXPROCS(2)
 		spawn(30)
-		g.Sleep(10 * time.Millisecond)
+		g.Sleep(5 * time.Millisecond)
 		g.GOMAXPROCS(4)
 		wg.Wait(g)
 	},

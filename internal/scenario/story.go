@@ -292,7 +292,8 @@ func overflowStory(r *Result) (Window, error) {
 
 // burst: "five bursts of 12 short tasks, 5ms apart: Ms wake and spin to
 // find the work, then park when it runs out"; the book: between bursts
-// every P is idle and sysmon sleeps deeply; one or two Ms spin at a time.
+// every P is idle, and in some gap sysmon sleeps deeply; one or two Ms
+// spin at a time.
 func burstStory(r *Result) (Window, error) {
 	f, err := factsOf(r)
 	if err != nil {
@@ -312,6 +313,7 @@ func burstStory(r *Result) (Window, error) {
 		}
 	}
 	held := f.holding()
+	slept := false // sysmon slept deeply between two bursts
 	spinning, maxSpinning := 0, 0
 	for _, ev := range r.Events {
 		switch ev.Kind {
@@ -357,19 +359,21 @@ func burstStory(r *Result) (Window, error) {
 		if b == 4 {
 			break
 		}
-		idle, slept := false, false
+		idle := false
 		for i, ev := range r.Events {
 			if ev.When > to && ev.When < next {
 				idle = idle || held[i] == 0
 				slept = slept || ev.Kind == sched.EvSysmonSleep
 			}
 		}
-		switch {
-		case !idle:
+		if !idle {
 			return Window{}, fmt.Errorf("between bursts %d and %d some M kept its P: the text says every M parks", b+1, b+2)
-		case !slept:
-			return Window{}, fmt.Errorf("between bursts %d and %d sysmon did not sleep deeply, though every P was idle", b+1, b+2)
 		}
+	}
+	// sysmon looks less and less often while nothing happens (its sleep
+	// doubles), so it may miss a gap; not all of them.
+	if !slept {
+		return Window{}, errors.New("sysmon never slept deeply between bursts, though every P was idle in each gap")
 	}
 	return Window{}, nil
 }

@@ -110,7 +110,7 @@ func TestStoriesCatchRunsThatDoNotBearThemOut(t *testing.T) {
 			})(r)
 		}, "no P took a batch"},
 		{"burst", "nobody woke", func(r *Result) { noHelpers(r) }, "no M woke to look for the work"},
-		{"burst", "sysmon never slept", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvSysmonSleep }), "sysmon did not sleep deeply"},
+		{"burst", "sysmon never slept", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvSysmonSleep }), "sysmon never slept deeply"},
 		{"burst", "an M kept its P", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvProcStop }), "some M kept its P"},
 		{"syscall", "no retake", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvSysmonRetake }), "sysmon did not retake"},
 		{"syscall", "a retake nobody took up", func(r *Result) { noHandoffRuns(r) }, "ran no G on it"},
