@@ -11,9 +11,11 @@ import (
 // one. It must last: the Ms are threads, and on a machine with fewer cores
 // than Ps the OS runs them in turns of a few milliseconds each, so a run
 // shorter than a few turns ends before some Ms ever get a core, and their
-// Ps stay idle in the picture. Measured on 2 cores, 4 Ps: 200 Gs of 5µs
-// each ran in 4ms and left a P idle in 10 runs of 20; of 100µs each, in
-// 15ms, and every P ran Gs in every run, with the other core busy too.
+// Ps stay idle in the picture. Measured on 2 cores, 4 Ps (issue #13): 200
+// Gs of about 30µs each ran in 4ms, their threads waited for a core as
+// long as they ran, and a P stayed idle in 10 runs of 20; of 150µs each,
+// every P ran Gs in 20 runs of 20, with other programs keeping both cores
+// busy.
 
 // spin burns n iterations of CPU and returns a value that depends on all
 // of them.
