@@ -327,13 +327,14 @@ func (l *Layout) SVG(o Options) string {
 		ly, lh := y[s.Lane], h[s.Lane]
 		switch s.Kind {
 		case "run":
-			w := x(s.End) - x(s.Start)
+			// The G's number goes in the middle of what shows of its bar.
+			xa, xb := math.Max(x(s.Start), labelW), math.Min(x(s.End), labelW+plotW)
 			hidden := ""
-			if w < gLabelPx {
+			if xb-xa < gLabelPx {
 				hidden = ` visibility="hidden"`
 			}
 			fmt.Fprintf(&b, `<g class="tl-run" data-g="%d"><rect %s y="%.1f" height="%.0f" fill="%s"/>`, s.G, stretch(s.Start, s.End, minSpanPx), ly+1, lh-2, gColor(s.G))
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" data-a="%d" data-b="%d" class="tl-g"%s>G%d</text>`, (x(s.Start)+x(s.End))/2, ly+lh/2+4, s.Start-l.T0, s.End-l.T0, hidden, s.G)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" data-a="%d" data-b="%d" class="tl-g"%s>G%d</text>`, (xa+xb)/2, ly+lh/2+4, s.Start-l.T0, s.End-l.T0, hidden, s.G)
 			fmt.Fprintf(&b, "<title>%s</title></g>\n", esc(s.Note))
 		case "proc":
 			fmt.Fprintf(&b, `<rect %s y="%.1f" height="%.0f" class="tl-proc"><title>%s</title></rect>`+"\n", stretch(s.Start, s.End, minSpanPx), ly+2, lh-4, esc(s.Note))
@@ -423,7 +424,7 @@ type tick struct {
 // wide: about one per tickPx, at round times. timeline.js's ticks must
 // agree.
 func ticks(v0, v1 int64, plotW float64) []tick {
-	step := niceStep(v1-v0, max(3, int(plotW/tickPx)))
+	step := niceStep(v1-v0, max(4, int(plotW/tickPx)))
 	var ts []tick
 	for t := (v0 + step - 1) / step * step; t <= v1; t += step {
 		ts = append(ts, tick{t, axisLabel(t, step)})

@@ -113,7 +113,9 @@
           return;
         }
         var xa = X(it.a), xb = X(it.b);
-        if (it.kind === "label") {
+        if (it.kind === "label") { // in the middle of what shows of its bar
+          xa = Math.max(xa, x0);
+          xb = Math.min(xb, x0 + plotW());
           el.setAttribute("x", ((xa + xb) / 2).toFixed(1));
           el.setAttribute("visibility", xb - xa >= 26 ? "visible" : "hidden");
           return;
@@ -121,7 +123,7 @@
         el.setAttribute("x", xa.toFixed(2));
         el.setAttribute("width", Math.max(xb - xa, it.min).toFixed(2));
       });
-      var step = niceStep(view[1] - view[0], Math.max(3, Math.floor(plotW() / 80))), html = "";
+      var step = niceStep(view[1] - view[0], Math.max(4, Math.floor(plotW() / 80))), html = "";
       for (var t = Math.ceil(view[0] / step) * step; t <= view[1]; t += step) {
         var tx = X(t).toFixed(1);
         html += '<line x1="' + tx + '" y1="' + axisY + '" x2="' + tx + '" y2="' + (axisY + 4) + '"/>' +

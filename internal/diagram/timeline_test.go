@@ -140,3 +140,29 @@ func TestAxisLabels(t *testing.T) {
 		assert.Equal(t, c.want, niceStep(c.span, c.n), "niceStep(%d, %d)", c.span, c.n)
 	}
 }
+
+// TestGLabelInTheVisiblePart: a G's number goes in the middle of what
+// shows of its bar, and hides when too little of it shows.
+func TestGLabelInTheVisiblePart(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	ev := func(when int64, kind sched.EventKind, g int64) sched.Event {
+		return sched.Event{Kind: kind, When: when, G: g, P: 0, M: 1}
+	}
+	l := Lay(Run{Events: []sched.Event{
+		ev(0, sched.EvGoCreate, 7),
+		ev(ms, sched.EvGoStart, 7), ev(20*ms, sched.EvGoEnd, 7), // from the middle of the view on
+		ev(30*ms, sched.EvGoCreate, 8),
+	}, Procs: 1})
+	label := regexp.MustCompile(`<text x="([\d.]+)" y="[\d.]+" data-a="\d+" data-b="\d+" class="tl-g"( visibility="hidden")?>G7</text>`)
+	plotW := float64(svgWidth - labelW - rightPad)
+
+	m := label.FindStringSubmatch(l.SVG(Options{View: scenario.Window{From: 0, To: 2 * ms}}))
+	require.NotNil(t, m)
+	x, _ := strconv.ParseFloat(m[1], 64)
+	assert.InDelta(t, labelW+plotW*3/4, x, 0.1, "the label sits in the middle of the half of the bar that shows")
+	assert.Empty(t, m[2], "half the plot is room enough for it")
+
+	m = label.FindStringSubmatch(l.SVG(Options{View: scenario.Window{From: 19*ms + 990*int64(time.Microsecond), To: 30 * ms}}))
+	require.NotNil(t, m)
+	assert.NotEmpty(t, m[2], "10µs of 10ms shows too little of the bar for a label")
+}
