@@ -43,8 +43,8 @@ func (s Scenario) Check(r *Result) (Window, error) {
 // Tries is how many runs RunStory makes at most: the book's pictures and
 // the tests take the first run that bears out its story. On a quiet
 // machine, or with one core of two busy, the first run nearly always does
-// (story_test.go says how often); the others are for a machine busy with
-// more than that, whose OS keeps some Ms off a core.
+// (TestStories says how often); the others are for a machine busier than
+// that, whose OS keeps some Ms off a core for tens of milliseconds.
 const Tries = 3
 
 // RunStory runs s (as Run) until a run bears out its story, at most tries
