@@ -267,6 +267,7 @@ func (b *builder) writePages(site *Site, pages, prints []*rendered) error {
 		site.Files[name] = data
 	}
 	site.Files["book.css"] = append(site.Files["book.css"], diagram.CSS...)
+	site.Files["book.js"] = append(site.Files["book.js"], "\n"+diagram.Script...)
 	return nil
 }
 

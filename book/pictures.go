@@ -23,18 +23,28 @@ func (b *builder) picture(kind, arg string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("{{#timeline %s}}: %v", arg, err)
 		}
-		r, err := scenario.Run(s, 0, b.opts.Seed)
-		if err != nil {
-			return "", fmt.Errorf("{{#timeline %s}}: %v", arg, err)
+		// The picture is a run that bears out its caption: the first of a
+		// few, since the Ms are threads that the OS may keep off a core.
+		// If none does, the book says so under the picture.
+		r, view, story := scenario.RunStory(s, 0, b.opts.Seed, scenario.Tries)
+		if r == nil {
+			return "", fmt.Errorf("{{#timeline %s}}: %v", arg, story)
 		}
 		svg := diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{
 			Title: fmt.Sprintf("scenario %s: %s, seed %d", s.Name, scenario.Plural(r.Procs, "P"), r.Seed),
+			View:  view,
 			ID:    "tl-" + s.Name,
 		})
-		caption := html.EscapeString(strings.ToUpper(s.Short[:1])+s.Short[1:]) + fmt.Sprintf(". Drawn from the reference scheduler running <code>kata trace %s --reference --seed %d</code>; hover over a bar or a mark for details.", s.Name, r.Seed)
+		caption := html.EscapeString(strings.ToUpper(s.Short[:1])+s.Short[1:]) + fmt.Sprintf(". Drawn from the reference scheduler running <code>kata trace %s --reference --seed %d</code>; hover over a bar or a mark for details, drag to pan, click and use the wheel or + and − to zoom.", s.Name, r.Seed)
+		if !view.IsZero() {
+			caption += " It opens on what this caption is about; <b>whole run</b> (or 0) shows the rest."
+		}
 		if r.Err != nil {
 			first, _, _ := strings.Cut(r.Err.Error(), "\n")
 			caption += " Wait returned: <code>" + html.EscapeString(first) + "</code>."
+		}
+		if story != nil {
+			caption += fmt.Sprintf(" <b>This run does not show all of that</b> (%s), nor did the %d before it: the machine that built this book was probably too busy to run every M.", html.EscapeString(strings.TrimPrefix(story.Error(), "scenario "+s.Name+": ")), scenario.Tries-1)
 		}
 		fig = `<figure class="picture timeline-figure"><div class="scroll">` + oneLine(svg) + `</div>` + diagram.Legend + `<figcaption>` + caption + `</figcaption></figure>`
 	case "figure":

@@ -150,11 +150,12 @@ func TestEmbeddedBookBuilds(t *testing.T) {
 }
 
 // articleOf is a page's text without its timelines, which differ from run
-// to run.
+// to run, with their captions (a caption says when a run did not bear it
+// out).
 func articleOf(t *testing.T, page []byte) string {
 	m := articleRE.FindSubmatch(page)
 	require.NotNil(t, m)
-	return regexp.MustCompile(`(?s)<svg class="timeline".*?</svg>`).ReplaceAllString(string(m[1]), "")
+	return regexp.MustCompile(`(?s)<figure class="picture timeline-figure">.*?</figure>`).ReplaceAllString(string(m[1]), "")
 }
 
 // TestCitationsOutOfTheProse: in the real book, no sentence carries more

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -119,6 +120,14 @@ func (b *browser) noErrors(t *testing.T, where string) {
 	require.Empty(t, b.errors, "the browser reported errors on %s", where)
 }
 
+// shot saves a screenshot of the element sel picks as name, and checks
+// that it is a picture, not a blank.
+func (b *browser) shot(t *testing.T, name, sel string) {
+	t.Helper()
+	buf := get(t, b, "screenshot "+name, chromedp.Screenshot(chromedp.CSS(sel)))
+	b.save(t, name, buf, 0)
+}
+
 // screenshot saves a screenshot as name — of the whole page, or of the
 // viewport only (a phone's screen) — and checks that it is a real picture
 // of the page: a PNG of the viewport's width, not blank.
@@ -128,7 +137,13 @@ func (b *browser) screenshot(t *testing.T, name string, width int, whole bool) {
 	if whole {
 		shot = chromedp.FullScreenshot(100)
 	}
-	buf := get(t, b, "screenshot "+name, shot)
+	b.save(t, name, get(t, b, "screenshot "+name, shot), width)
+}
+
+// save keeps a screenshot as name and checks that it is a real picture: a
+// PNG, width wide (0: any width), not blank.
+func (b *browser) save(t *testing.T, name string, buf []byte, width int) {
+	t.Helper()
 	dir := os.Getenv("KATA_SCREENSHOTS")
 	if dir == "" {
 		dir = t.TempDir()
@@ -137,7 +152,9 @@ func (b *browser) screenshot(t *testing.T, name string, width int, whole bool) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), buf, 0o644))
 	img, err := png.Decode(bytes.NewReader(buf))
 	require.NoError(t, err, "%s is not a PNG", name)
-	require.InDelta(t, width, img.Bounds().Dx(), float64(width)*0.05, "%s: width", name)
+	if width > 0 {
+		require.InDelta(t, width, img.Bounds().Dx(), float64(width)*0.05, "%s: width", name)
+	}
 	colors := map[uint32]bool{}
 	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y && len(colors) < 50; y += 7 {
 		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
@@ -580,7 +597,226 @@ func TestTracePageInBrowser(t *testing.T) {
 	tip := eval[string](t, b, `document.getElementById("tip").textContent`)
 	require.Regexp(t, `^G\d+ on P\d+ \(M\d+\) for `, tip, "hovering a bar says which G ran where, for how long")
 	b.screenshot(t, "trace-imbalance.png", 1280, true)
+
+	// The page zooms as the book does: the same script.
+	const sel = "svg.timeline.tl-live"
+	before := viewOf(t, b, sel)
+	require.Equal(t, before.Span, before.V1, "the imbalance picture opens on the whole run")
+	x, y := pointIn(t, b, sel, 0.5, 0.5)
+	b.do(t, "click and zoom in", chromedp.MouseClickXY(x, y), chromedp.KeyEvent("+"), chromedp.KeyEvent("+"))
+	after := viewOf(t, b, sel)
+	require.Less(t, after.V1-after.V0, before.V1-before.V0, "+ zooms a trace page's timeline")
+	require.NotEqual(t, before.Labels, after.Labels)
 	b.noErrors(t, "the trace page")
+}
+
+// A timelineView is what a timeline shows, as the page says it: the
+// stretch of the run (ns from its start), the run's length, the axis
+// labels, the toolbar's words, and the picture's width on the screen.
+type timelineView struct {
+	V0, V1, Span float64
+	Labels       []string
+	Shown        string
+	Width        float64
+}
+
+// viewOf reads the view of the timeline sel picks, once the frame the
+// script draws in has passed.
+func viewOf(t *testing.T, b *browser, sel string) timelineView {
+	t.Helper()
+	expr := `new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
+		const svg = document.querySelector(` + "`" + sel + "`" + `);
+		done({V0: +svg.dataset.v0, V1: +svg.dataset.v1, Span: +svg.dataset.span,
+			Labels: [...svg.querySelectorAll(".tl-ticks text")].map(t => t.textContent),
+			Shown: svg.parentNode.querySelector(".tl-shown").textContent,
+			Width: svg.getBoundingClientRect().width});
+	})))`
+	return get(t, b, "the view of "+sel, chromedp.Evaluate[timelineView](expr, chromedp.EvalAwaitPromise))
+}
+
+// pointIn returns the viewport coordinates of a point in the timeline sel
+// picks, at fraction fx of its plot's width and fy of its height, after
+// scrolling it into the middle of the screen.
+func pointIn(t *testing.T, b *browser, sel string, fx, fy float64) (float64, float64) {
+	t.Helper()
+	p := eval[[]float64](t, b, `(() => {
+		const svg = document.querySelector(`+"`"+sel+"`"+`);
+		svg.scrollIntoView({block: "center"});
+		const r = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal, k = r.width / vb.width;
+		const x0 = +svg.dataset.x0 * k, w = r.width - x0 - +svg.dataset.pad * k;
+		return [r.left + x0 + `+fmt.Sprint(fx)+` * w, r.top + `+fmt.Sprint(fy)+` * r.height];
+	})()`)
+	require.Len(t, p, 2)
+	return p[0], p[1]
+}
+
+// wheel turns the mouse wheel over x, y: negative dy is away from the
+// reader (zoom in).
+func wheel(x, y, dy float64, mods ...chromedp.Modifier) chromedp.Action[chromedp.Void] {
+	return chromedp.MouseEvent(chromedp.MouseWheel, x, y, func(p *input.DispatchMouseEventParams) {
+		p.DeltaY = dy
+		p.DeltaX = 1e-9 // the protocol wants both, and drops a zero
+		for _, m := range mods {
+			p.Modifiers |= int64(m)
+		}
+	})
+}
+
+// drag presses the left button at x0, moves to x1 in steps and lets go.
+func drag(x0, x1, y float64) []chromedp.Action[chromedp.Void] {
+	held := func(p *input.DispatchMouseEventParams) { p.Button = input.MouseButtonLeft; p.Buttons = 1 }
+	steps := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MousePressed, x0, y, held, chromedp.ClickCount(1))}
+	for i := 1; i <= 5; i++ {
+		steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, x0+(x1-x0)*float64(i)/5, y, held))
+	}
+	return append(steps, chromedp.MouseEvent(chromedp.MouseReleased, x1, y, held, chromedp.ClickCount(1)))
+}
+
+// touch sends one touch event with the given points (none for the end).
+func touch(typ input.DispatchTouchEventType, pts ...[2]float64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		p := input.DispatchTouchEventParams{Type: typ, TouchPoints: []*input.TouchPoint{}}
+		for i, pt := range pts {
+			id := float64(i + 1)
+			p.TouchPoints = append(p.TouchPoints, &input.TouchPoint{X: pt[0], Y: pt[1], ID: &id})
+		}
+		_, err := cdp.Call(ctx, tg, input.DispatchTouchEvent, p)
+		return err
+	})
+}
+
+// TestTimelineZoomInBrowser zooms and pans the syscall picture of the
+// book, as a reader would on a desktop (wheel, keys, drag, buttons) and on
+// a phone (buttons, pinch): it opens on the call, the retake and the
+// hand-off, the axis follows every view, and the whole run is one button
+// away. Screenshots: the picture framed, zoomed in and whole, light and
+// dark, and on a phone.
+func TestTimelineZoomInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; run without -short")
+	}
+	dir := t.TempDir()
+	site, err := book.Build(book.Options{Src: os.DirFS("..")})
+	require.NoError(t, err)
+	require.NoError(t, site.Write(dir))
+	page := "file://" + filepath.ToSlash(filepath.Join(dir, "07-sysmon.html"))
+	const sel = `svg.timeline.tl-live[aria-label^="scenario syscall"]`
+	const fig = `figure:has(svg.timeline[aria-label^="scenario syscall"])`
+	b := newBrowser(t)
+	b.do(t, "open lesson 07", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(page), chromedp.WaitReady(chromedp.CSS(sel)))
+	b.do(t, "light theme", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.theme = "light"`))
+
+	first := viewOf(t, b, sel)
+	require.Zero(t, first.V0, "the syscall picture opens at the start")
+	require.Less(t, first.V1, first.Span/2, "and on the call, the retake and the hand-off, not the whole 30ms call")
+	require.Regexp(t, `^showing 0 to \S+ of \S+$`, first.Shown)
+	require.NotEmpty(t, first.Labels)
+	retake := eval[float64](t, b, `+document.querySelector(`+"`"+sel+" .tl-retake`"+`).dataset.a`)
+	require.Less(t, retake, first.V1, "the retake is in the first view")
+	b.shot(t, "zoom-syscall-framed-light.png", fig)
+
+	// The wheel over a picture the reader has not clicked scrolls the page.
+	x, y := pointIn(t, b, sel, 0.4, 0.5)
+	b.do(t, "wheel, unfocused", wheel(x, y, -300))
+	require.Equal(t, first.V0, viewOf(t, b, sel).V0)
+	require.Equal(t, first.V1, viewOf(t, b, sel).V1, "the wheel zoomed a picture nobody clicked")
+
+	// Clicked, it zooms around the pointer.
+	x, y = pointIn(t, b, sel, 0.4, 0.5)
+	b.do(t, "click the picture", chromedp.MouseClickXY(x, y))
+	b.do(t, "wheel, focused", wheel(x, y, -300))
+	wheeled := viewOf(t, b, sel)
+	require.Less(t, wheeled.V1-wheeled.V0, first.V1-first.V0, "the wheel should zoom in")
+	pointer := first.V0 + 0.4*(first.V1-first.V0)
+	assert.InDelta(t, pointer, wheeled.V0+0.4*(wheeled.V1-wheeled.V0), (first.V1-first.V0)/100, "the time under the pointer stays under it")
+	require.NotEqual(t, first.Labels, wheeled.Labels, "the axis follows the zoom")
+	require.NotEqual(t, first.Shown, wheeled.Shown)
+
+	// Keys: + and - zoom, → pans, and the book does not turn the page.
+	loc := get(t, b, "location", chromedp.Location())
+	b.do(t, "press +", chromedp.KeyEvent("+"))
+	plus := viewOf(t, b, sel)
+	require.Less(t, plus.V1-plus.V0, wheeled.V1-wheeled.V0, "+ should zoom in")
+	require.NotEqual(t, wheeled.Labels, plus.Labels)
+	b.do(t, "press -", chromedp.KeyEvent("-"))
+	minus := viewOf(t, b, sel)
+	require.Greater(t, minus.V1-minus.V0, plus.V1-plus.V0, "- should zoom out")
+	b.do(t, "press →", chromedp.KeyEvent(kb.ArrowRight), chromedp.Sleep(300*time.Millisecond))
+	require.Equal(t, loc, get(t, b, "location", chromedp.Location()), "→ on a focused picture pans it, not the book")
+	right := viewOf(t, b, sel)
+	require.Greater(t, right.V0, minus.V0, "→ should pan to later times")
+	assert.InDelta(t, minus.V1-minus.V0, right.V1-right.V0, 1, "panning keeps the zoom")
+
+	// A drag to the left brings later times into view.
+	x0, y0 := pointIn(t, b, sel, 0.7, 0.5)
+	x1, _ := pointIn(t, b, sel, 0.3, 0.5)
+	b.do(t, "drag left", drag(x0, x1, y0)...)
+	dragged := viewOf(t, b, sel)
+	assert.InDelta(t, right.V0+0.4*(right.V1-right.V0), dragged.V0, (right.V1-right.V0)/50, "dragging by 40% of the plot pans by 40% of the view")
+	require.NotEqual(t, right.Labels, dragged.Labels)
+
+	// Zoomed in on the retake.
+	b.do(t, "first view", chromedp.Click(chromedp.CSS(fig+` .tl-tools [data-do="first"]`)))
+	back := viewOf(t, b, sel)
+	require.Equal(t, first.V0, back.V0, "first view goes back to the first view")
+	require.Equal(t, first.V1, back.V1)
+	fx := (retake - back.V0) / (back.V1 - back.V0)
+	x, y = pointIn(t, b, sel, fx, 0.5)
+	b.do(t, "zoom in on the retake", chromedp.MouseClickXY(x, y), wheel(x, y, -500), wheel(x, y, -500))
+	zoomed := viewOf(t, b, sel)
+	require.True(t, zoomed.V0 < retake && retake < zoomed.V1, "zooming at the retake keeps it in view")
+	require.Less(t, zoomed.V1-zoomed.V0, (first.V1-first.V0)/2)
+	b.shot(t, "zoom-syscall-zoomed-light.png", fig)
+
+	// The whole run is one button away.
+	b.do(t, "whole run", chromedp.Click(chromedp.CSS(fig+` .tl-tools [data-do="all"]`)))
+	whole := viewOf(t, b, sel)
+	require.Zero(t, whole.V0)
+	require.Equal(t, whole.Span, whole.V1, "whole run shows the whole run")
+	require.NotEqual(t, first.Labels, whole.Labels)
+	require.Regexp(t, `^the whole run: `, whole.Shown)
+	b.shot(t, "zoom-syscall-whole-light.png", fig)
+	b.do(t, "0 after zooming", chromedp.MouseClickXY(x, y), wheel(x, y, -500), chromedp.KeyEvent("0"))
+	require.Equal(t, whole.V1, viewOf(t, b, sel).V1, "0 shows the whole run")
+
+	b.do(t, "dark theme, first view", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.theme = "dark"`),
+		chromedp.Click(chromedp.CSS(fig+` .tl-tools [data-do="first"]`)))
+	b.shot(t, "zoom-syscall-framed-dark.png", fig)
+	b.do(t, "zoom in, dark", chromedp.Click(chromedp.CSS(fig+` .tl-tools [data-do="in"]`)), chromedp.Click(chromedp.CSS(fig+` .tl-tools [data-do="in"]`)))
+	b.shot(t, "zoom-syscall-zoomed-dark.png", fig)
+	b.noErrors(t, "zooming on a desktop")
+
+	// On a phone: the picture fits the screen, the buttons and a pinch
+	// zoom it.
+	b.do(t, "open lesson 07 on a phone",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate(page), chromedp.WaitReady(chromedp.CSS(sel)))
+	b.do(t, "light theme", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.theme = "light"`))
+	phone := viewOf(t, b, sel)
+	require.LessOrEqual(t, phone.Width, 390.0, "on a phone the picture fits the screen")
+	require.Equal(t, 390.0, eval[float64](t, b, `innerWidth`), "nothing is wider than the screen")
+	require.Equal(t, first.V1, phone.V1, "the same first view")
+	pointIn(t, b, sel, 0.5, 0.5)
+	b.shot(t, "zoom-syscall-phone-framed.png", fig)
+	b.do(t, "tap +", chromedp.Click(chromedp.CSS(fig+` .tl-tools [data-do="in"]`)))
+	tapped := viewOf(t, b, sel)
+	require.Less(t, tapped.V1-tapped.V0, phone.V1-phone.V0, "+ zooms in on a phone")
+	cx, cy := pointIn(t, b, sel, 0.5, 0.5)
+	pinch := []chromedp.Action[chromedp.Void]{touch(input.DispatchTouchEventTypeTouchStart, [2]float64{cx - 30, cy}, [2]float64{cx + 30, cy})}
+	for i := 1; i <= 5; i++ {
+		d := 30 + 12*float64(i)
+		pinch = append(pinch, touch(input.DispatchTouchEventTypeTouchMove, [2]float64{cx - d, cy}, [2]float64{cx + d, cy}))
+	}
+	pinch = append(pinch, touch(input.DispatchTouchEventTypeTouchEnd))
+	b.do(t, "pinch out", pinch...)
+	pinched := viewOf(t, b, sel)
+	require.Less(t, pinched.V1-pinched.V0, (tapped.V1-tapped.V0)/1.5, "spreading two fingers zooms in")
+	require.NotEqual(t, tapped.Labels, pinched.Labels)
+	b.shot(t, "zoom-syscall-phone-pinched.png", fig)
+	b.do(t, "tap whole run", chromedp.Click(chromedp.CSS(fig+` .tl-tools [data-do="all"]`)))
+	require.Equal(t, phone.Span, viewOf(t, b, sel).V1)
+	b.shot(t, "zoom-syscall-phone-whole.png", fig)
+	b.noErrors(t, "zooming on a phone")
 }
 
 // describe says what a thrown value was.

@@ -24,7 +24,8 @@
   var input = document.getElementById("search");
   var results = document.getElementById("search-results");
   document.addEventListener("keydown", function (e) {
-    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    // A timeline with focus takes its own keys (← and → pan it).
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName) || e.target.isContentEditable;
     if (e.key === "Escape") {
       closeResults();

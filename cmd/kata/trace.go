@@ -48,6 +48,10 @@ type tracedRun struct {
 	who    string // "your scheduler (lessons 01, 02)", "the reference"
 	result *scenario.Result
 	failed bool // the learner's scheduler went wrong on the way
+	// view is the stretch of the run its scenario's story is about, and
+	// story what the run did not bear out of it, if anything.
+	view  scenario.Window
+	story error
 }
 
 func runTrace(c *cli.Context) error {
@@ -95,14 +99,27 @@ func runTrace(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		run.view, run.story = s.Check(run.result)
 		runs = append(runs, *run)
 	}
 	if c.Bool("reference") || c.Bool("compare") {
-		r, err := scenario.Run(s, procs, seed)
-		if err != nil {
-			return couldNot(err)
+		// As the book does: the first of a few runs that bears out the
+		// scenario's story, with its own number of Ps (with others, the
+		// story may not hold, and one run is drawn as it is).
+		tries := scenario.Tries
+		if procs != 0 && procs != s.Procs {
+			tries = 1
 		}
-		runs = append(runs, tracedRun{who: "the reference", result: r})
+		r, view, story := scenario.RunStory(s, procs, seed, tries)
+		if r == nil {
+			return couldNot(story)
+		}
+		runs = append(runs, tracedRun{who: "the reference", result: r, view: view, story: story})
+	}
+	if procs != 0 && procs != s.Procs {
+		for i := range runs {
+			runs[i].story = nil // the story is told of the scenario's own Ps
+		}
 	}
 
 	for i, run := range runs {
@@ -262,7 +279,11 @@ func tracePage(s scenario.Scenario, seed uint64, runs []tracedRun) *diagram.Page
 			Heading: fmt.Sprintf("%s%s: %s, %s", strings.ToUpper(run.who[:1]), run.who[1:], scenario.Plural(r.Procs, "P"), sum.Span.Round(time.Microsecond)),
 			Header:  []string{"P", "runs", "Gs", "busy", "steals (Gs)", "stolen from", "preempted", "syscalls", "retaken"},
 			Totals:  sum.Totals(),
-			SVG:     diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{ID: fmt.Sprintf("run%d", i), Span: span}),
+			SVG:     diagram.Lay(diagram.Run{Events: r.Events, Procs: r.Procs}).SVG(diagram.Options{ID: fmt.Sprintf("run%d", i), Span: span, View: run.view}),
+		}
+		if run.story != nil {
+			pr.Note = fmt.Sprintf("This run does not show all that the scenario is about: %s. Runs on real threads differ from one to the next; if the next run does not show it either, and the machine is not busy, look for the reason in the scheduler.",
+				strings.TrimPrefix(run.story.Error(), "scenario "+s.Name+": "))
 		}
 		for _, ps := range sum.Procs {
 			pr.Rows = append(pr.Rows, []string{fmt.Sprintf("P%d", ps.P), fmt.Sprint(ps.Runs), fmt.Sprint(ps.Gs), ps.Busy.Round(time.Microsecond).String(),

@@ -22,6 +22,7 @@ type PageRun struct {
 	Totals  string
 	SVG     string
 	Err     string
+	Note    string // what the run did not show of its scenario's story
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -42,6 +43,7 @@ th, td { border: 1px solid #d0d7de; padding: .2rem .6rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 html[data-theme=dark] th, html[data-theme=dark] td { border-color: #30363d; }
 .scroll { overflow-x: auto; }
+.note { border-left: 3px solid #d4a72c; padding: .2rem .7rem; }
 .err { background: #ffebe9; border: 1px solid #ff8182; padding: .5rem .8rem; border-radius: 6px; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .85rem; }
 html[data-theme=dark] .err { background: #3c1618; border-color: #f85149; }
 .tl-legend { display: flex; flex-wrap: wrap; gap: .2rem 1rem; font-size: .8rem; color: #6e7781; margin: .4rem 0; }
@@ -57,6 +59,7 @@ html[data-theme=dark] .err { background: #3c1618; border-color: #f85149; }
 {{range .Runs}}
 <h2>{{.Heading}}</h2>
 {{if .Err}}<div class="err">{{.Err}}</div>{{end}}
+{{if .Note}}<p class="note">{{.Note}}</p>{{end}}
 {{if .Rows}}<table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
@@ -64,7 +67,7 @@ html[data-theme=dark] .err { background: #3c1618; border-color: #f85149; }
 {{if .SVG}}<div class="scroll">{{.SVGHTML}}</div>{{end}}
 {{end}}
 ` + Legend + `
-<p class="sub">Hover over a bar or a mark for what happened; hovering a G's bar lights up all of that G's runs.</p>
+<p class="sub">Hover over a bar or a mark for what happened; hovering a G's bar lights up all of that G's runs. Drag a timeline to pan it; click it, then the wheel (or + and −) zooms; 0 shows the whole run.</p>
 <div id="tip"></div>
 <script>
 (function () {
@@ -89,6 +92,9 @@ html[data-theme=dark] .err { background: #3c1618; border-color: #f85149; }
     tip.style.top = (e.clientY + 14) + "px";
   });
 })();
+</script>
+<script>
+` + Script + `
 </script>
 </body>
 </html>

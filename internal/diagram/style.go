@@ -43,6 +43,17 @@ svg.timeline, svg.statemachine { font: 11px system-ui, -apple-system, "Segoe UI"
 .tl-resize text { fill: var(--dg-resize); font-weight: 600; }
 .tl-axis line { stroke: var(--dg-muted); }
 .tl-axis text { fill: var(--dg-muted); text-anchor: middle; font-size: 10px; }
+.tl-range { fill: var(--dg-muted); text-anchor: end; }
+svg.timeline.tl-live { max-width: none; touch-action: pan-y; user-select: none; -webkit-user-select: none; cursor: grab; }
+svg.timeline.tl-live .tl-range { display: none; }
+svg.timeline.tl-dragging { cursor: grabbing; }
+svg.timeline:focus { outline: none; }
+svg.timeline:focus-visible { outline: 2px solid var(--dg-steal); outline-offset: 2px; }
+.tl-tools { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .4rem; margin: .2rem 0 .3rem; font: 12px system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--dg-muted); }
+.tl-tools button { font: inherit; font-size: 13px; min-width: 2rem; height: 1.8rem; padding: 0 .55rem; color: var(--dg-fg); background: var(--dg-lane); border: 1px solid var(--dg-lane-line); border-radius: 6px; cursor: pointer; }
+.tl-tools button:hover, .tl-tools button:focus-visible { border-color: var(--dg-steal); }
+.tl-shown { margin-left: .3rem; font-variant-numeric: tabular-nums; }
+@media print { .tl-tools { display: none; } svg.timeline.tl-live .tl-range { display: inline; } }
 .sm-state rect { fill: var(--dg-state); stroke: var(--dg-state-line); stroke-width: 1.5; }
 .sm-state text { fill: var(--dg-fg); text-anchor: middle; font-weight: 600; font-size: 13px; }
 .sm-edge path { fill: none; stroke: var(--dg-muted); stroke-width: 1.3; }

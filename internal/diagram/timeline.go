@@ -2,7 +2,10 @@
 // (one lane per P and per M, steals as arrows, spinning, sysmon's actions),
 // the G, M and P state machines, and the figures of the hard moments
 // (figures.go). The book's pictures and `kata trace`'s pages are drawn
-// here, so the two always agree.
+// here, so the two always agree, and both pages run Script, which zooms
+// and pans the timelines in the browser. It does not run scenarios or
+// decide what a picture opens on: the caller passes a run and its view
+// (internal/scenario's stories give both).
 package diagram
 
 import (
@@ -12,6 +15,7 @@ import (
 	"html"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,12 +223,16 @@ const (
 	labelW      = 58
 	rightPad    = 12
 	topPad      = 8
+	headerH     = 18 // the title, and the stretch of time shown
 	pLaneH      = 24
 	globalLaneH = 22
 	mLaneH      = 14
 	laneGap     = 4
 	axisH       = 26
 	minSpanPx   = 0.6
+	stwMinPx    = 1.5
+	gLabelPx    = 26 // a G's bar at least this wide shows the G's number
+	tickPx      = 80 // about one axis label per this many units
 )
 
 // Options change how a timeline is drawn.
@@ -234,6 +242,11 @@ type Options struct {
 	// Span, if longer than the run, is the length of time the picture
 	// spans: two runs drawn with the same Span share a scale.
 	Span int64
+	// View is the stretch of the run the picture opens on (the zero
+	// Window: all of it), in the events' clock: what its caption is about.
+	// The whole run is drawn either way, and Script zooms and pans over
+	// it; a page without the script shows View alone.
+	View scenario.Window
 	// ID prefixes the SVG's element IDs, to keep several pictures on one
 	// page apart.
 	ID string
@@ -242,17 +255,26 @@ type Options struct {
 // SVG draws the layout as an SVG element with no blank lines (so it can
 // stand in Markdown as an HTML block). Every span and mark has a <title>,
 // which browsers show on hover.
+//
+// The picture is drawn for its first view, Options.View, and carries what
+// Script needs to draw any other: the whole run's length (data-span) and
+// the view (data-v0, data-v1) on the <svg>, in nanoseconds from the run's
+// start, and on every element placed in time its times (data-a, and
+// data-b for a stretch). A stretch is a rect whose x and width follow the
+// view; an instant is drawn around x = 0 and moved with a translate.
 func (l *Layout) SVG(o Options) string {
 	if o.Span > l.T1-l.T0 {
 		l.T1 = l.T0 + o.Span
 	}
+	v0, v1 := l.T0, l.T1
+	if w := o.View; !w.IsZero() && max(w.From, l.T0) < min(w.To, l.T1) {
+		v0, v1 = max(w.From, l.T0), min(w.To, l.T1)
+	}
 	var b strings.Builder
 	y := map[string]float64{}
 	h := map[string]float64{}
-	cur := float64(topPad)
-	if o.Title != "" {
-		cur += 18
-	}
+	plotTop := float64(topPad + headerH)
+	cur := plotTop
 	for _, lane := range l.Lanes {
 		lh := float64(mLaneH)
 		switch {
@@ -264,31 +286,40 @@ func (l *Layout) SVG(o Options) string {
 		y[lane], h[lane] = cur, lh
 		cur += lh + laneGap
 	}
-	plotTop, plotBottom := float64(topPad), cur
-	if o.Title != "" {
-		plotTop += 18
-	}
+	plotBottom := cur
 	height := cur + axisH
 	plotW := float64(svgWidth - labelW - rightPad)
 	x := func(t int64) float64 {
-		return labelW + float64(t-l.T0)/float64(l.T1-l.T0)*plotW
+		return labelW + float64(t-v0)/float64(v1-v0)*plotW
+	}
+	// stretch places a rect from a to b: its x, width and times.
+	stretch := func(a, b int64, minPx float64) string {
+		return fmt.Sprintf(`x="%.2f" width="%.2f" data-a="%d" data-b="%d"`, x(a), math.Max(x(b)-x(a), minPx), a-l.T0, b-l.T0)
+	}
+	// at places an instant drawn around x = 0.
+	at := func(t int64) string {
+		return fmt.Sprintf(`transform="translate(%.2f,0)" data-a="%d"`, x(t), t-l.T0)
 	}
 	id := o.ID
 	if id == "" {
 		id = "tl"
 	}
-	fmt.Fprintf(&b, `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %.0f" width="%d" height="%.0f" role="img" aria-label="%s">`+"\n",
-		svgWidth, height, svgWidth, height, esc(cmp.Or(o.Title, "scheduler timeline")))
+	fmt.Fprintf(&b, `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %.0f" width="%d" height="%.0f" role="img" aria-label="%s" data-span="%d" data-v0="%d" data-v1="%d" data-x0="%d" data-pad="%d">`+"\n",
+		svgWidth, height, svgWidth, height, esc(cmp.Or(o.Title, "scheduler timeline")), l.T1-l.T0, v0-l.T0, v1-l.T0, labelW, rightPad)
 	fmt.Fprintf(&b, `<defs><marker id="%s-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L8,4 L0,8 z" class="tl-steal-head"/></marker>`+
-		`<pattern id="%s-hatch" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="2" height="4" class="tl-spin"/></pattern></defs>`+"\n", id, id)
+		`<pattern id="%s-hatch" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="2" height="4" class="tl-spin"/></pattern>`+
+		`<clipPath id="%s-clip"><rect class="tl-clip" x="%d" y="0" width="%.0f" height="%.0f"/></clipPath></defs>`+"\n",
+		id, id, id, labelW, plotW, height)
 	if o.Title != "" {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="tl-title">%s</text>`+"\n", labelW, topPad+12, esc(o.Title))
 	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="tl-range">%s</text>`+"\n", svgWidth-rightPad, topPad+12, esc(rangeText(v0-l.T0, v1-l.T0, l.T1-l.T0)))
 	// lanes and their labels
 	for _, lane := range l.Lanes {
 		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%.1f" height="%.0f" class="tl-lane"/><text x="%d" y="%.1f" class="tl-label">%s</text>`+"\n",
 			labelW, y[lane], plotW, h[lane], labelW-6, y[lane]+h[lane]/2+4, lane)
 	}
+	fmt.Fprintf(&b, `<g class="tl-plot" clip-path="url(#%s-clip)">`+"\n", id)
 	// stop-the-world bands, across every lane
 	var stw int64 = -1
 	for _, m := range l.Marks {
@@ -298,82 +329,79 @@ func (l *Layout) SVG(o Options) string {
 		if strings.HasPrefix(m.Note, "stop") {
 			stw = m.When
 		} else if stw >= 0 {
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="tl-stw"><title>stopped the world for %s; %s</title></rect>`+"\n",
-				x(stw), plotTop, math.Max(x(m.When)-x(stw), 1.5), plotBottom-plotTop, dur(m.When-stw), esc(m.Note))
+			fmt.Fprintf(&b, `<rect %s data-m="%g" y="%.1f" height="%.1f" class="tl-stw"><title>stopped the world for %s; %s</title></rect>`+"\n",
+				stretch(stw, m.When, stwMinPx), stwMinPx, plotTop, plotBottom-plotTop, dur(m.When-stw), esc(m.Note))
 			stw = -1
 		}
 	}
 	for _, s := range l.Spans {
-		w := math.Max(x(s.End)-x(s.Start), minSpanPx)
 		ly, lh := y[s.Lane], h[s.Lane]
 		switch s.Kind {
 		case "run":
-			fmt.Fprintf(&b, `<g class="tl-run" data-g="%d"><rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="%s"/>`, s.G, x(s.Start), ly+1, w, lh-2, gColor(s.G))
-			if w > 26 {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="tl-g">G%d</text>`, x(s.Start)+w/2, ly+lh/2+4, s.G)
+			// The G's number goes in the middle of what shows of its bar.
+			xa, xb := math.Max(x(s.Start), labelW), math.Min(x(s.End), labelW+plotW)
+			hidden := ""
+			if xb-xa < gLabelPx {
+				hidden = ` visibility="hidden"`
 			}
+			fmt.Fprintf(&b, `<g class="tl-run" data-g="%d"><rect %s y="%.1f" height="%.0f" fill="%s"/>`, s.G, stretch(s.Start, s.End, minSpanPx), ly+1, lh-2, gColor(s.G))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" data-a="%d" data-b="%d" class="tl-g"%s>G%d</text>`, (xa+xb)/2, ly+lh/2+4, s.Start-l.T0, s.End-l.T0, hidden, s.G)
 			fmt.Fprintf(&b, "<title>%s</title></g>\n", esc(s.Note))
 		case "proc":
-			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" class="tl-proc"><title>%s</title></rect>`+"\n", x(s.Start), ly+2, w, lh-4, esc(s.Note))
+			fmt.Fprintf(&b, `<rect %s y="%.1f" height="%.0f" class="tl-proc"><title>%s</title></rect>`+"\n", stretch(s.Start, s.End, minSpanPx), ly+2, lh-4, esc(s.Note))
 		case "spin":
-			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="url(#%s-hatch)" class="tl-spinning"><title>%s</title></rect>`+"\n", x(s.Start), ly+1, w, lh-2, id, esc(s.Note))
+			fmt.Fprintf(&b, `<rect %s y="%.1f" height="%.0f" fill="url(#%s-hatch)" class="tl-spinning"><title>%s</title></rect>`+"\n", stretch(s.Start, s.End, minSpanPx), ly+1, lh-2, id, esc(s.Note))
 		case "syscall":
-			fmt.Fprintf(&b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" class="tl-syscall"><title>%s</title></rect>`+"\n", x(s.Start), ly+1, w, lh-2, esc(s.Note))
+			fmt.Fprintf(&b, `<rect %s y="%.1f" height="%.0f" class="tl-syscall"><title>%s</title></rect>`+"\n", stretch(s.Start, s.End, minSpanPx), ly+1, lh-2, esc(s.Note))
 		}
 	}
-	l.drawGlobal(&b, x, y[globalLane], h[globalLane])
+	l.drawGlobal(&b, stretch, y[globalLane], h[globalLane])
 	resizes := 0
 	for _, m := range l.Marks {
-		mx := x(m.When)
 		switch m.Kind {
 		case "steal":
 			y0, y1 := y[m.From]+h[m.From]/2, y[m.Lane]+h[m.Lane]/2
 			bend := 14.0
-			fmt.Fprintf(&b, `<path d="M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f" class="tl-steal" marker-end="url(#%s-arrow)"><title>%s</title></path>`+"\n",
-				mx, y0, mx+bend, y0, mx+bend, y1, mx, y1, id, esc(m.Note))
+			fmt.Fprintf(&b, `<path d="M0,%.1f C%.1f,%.1f %.1f,%.1f 0,%.1f" %s class="tl-steal" marker-end="url(#%s-arrow)"><title>%s</title></path>`+"\n",
+				y0, bend, y0, bend, y1, y1, at(m.When), id, esc(m.Note))
 		case "preempt":
 			if m.Lane == "sysmon" {
 				sy := y["sysmon"] + h["sysmon"]/2
-				fmt.Fprintf(&b, `<g class="tl-sysmon-preempt"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><circle cx="%.1f" cy="%.1f" r="4"/><title>%s</title></g>`+"\n",
-					mx, sy, mx, y[m.From]+h[m.From]/2, mx, sy, esc(m.Note))
+				fmt.Fprintf(&b, `<g class="tl-sysmon-preempt" %s><line x1="0" y1="%.1f" x2="0" y2="%.1f"/><circle cx="0" cy="%.1f" r="4"/><title>%s</title></g>`+"\n",
+					at(m.When), sy, y[m.From]+h[m.From]/2, sy, esc(m.Note))
 			} else {
-				ly := y[m.Lane]
-				fmt.Fprintf(&b, `<path d="M%.1f,%.1f l-4,-6 h8 z" class="tl-preempt"><title>%s</title></path>`+"\n", mx, ly+6, esc(m.Note))
+				fmt.Fprintf(&b, `<path d="M0,%.1f l-4,-6 h8 z" %s class="tl-preempt"><title>%s</title></path>`+"\n", y[m.Lane]+6, at(m.When), esc(m.Note))
 			}
 		case "retake":
 			sy := y["sysmon"] + h["sysmon"]/2
-			fmt.Fprintf(&b, `<g class="tl-retake"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><rect x="%.1f" y="%.1f" width="8" height="8"/><title>%s</title></g>`+"\n",
-				mx, sy, mx, y[m.From]+h[m.From]/2, mx-4, sy-4, esc(m.Note))
+			fmt.Fprintf(&b, `<g class="tl-retake" %s><line x1="0" y1="%.1f" x2="0" y2="%.1f"/><rect x="-4" y="%.1f" width="8" height="8"/><title>%s</title></g>`+"\n",
+				at(m.When), sy, y[m.From]+h[m.From]/2, sy-4, esc(m.Note))
 		case "sleep":
 			sy := y["sysmon"] + h["sysmon"]/2
-			fmt.Fprintf(&b, `<g class="tl-sleep"><circle cx="%.1f" cy="%.1f" r="3"/><title>%s</title></g>`+"\n", mx, sy, esc(m.Note))
+			fmt.Fprintf(&b, `<g class="tl-sleep" %s><circle cx="0" cy="%.1f" r="3"/><title>%s</title></g>`+"\n", at(m.When), sy, esc(m.Note))
 		case "resize":
 			// Labels of resizes close together go on alternate lines.
-			fmt.Fprintf(&b, `<g class="tl-resize"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f">%s</text><title>%s</title></g>`+"\n",
-				mx, plotTop, mx, plotBottom, mx+3, plotBottom-2-float64(resizes%2)*11, esc(strings.ReplaceAll(strings.TrimPrefix(m.Note, "procresize: "), " ", "")), esc(m.Note))
+			fmt.Fprintf(&b, `<g class="tl-resize" %s><line x1="0" y1="%.1f" x2="0" y2="%.1f"/><text x="3" y="%.1f">%s</text><title>%s</title></g>`+"\n",
+				at(m.When), plotTop, plotBottom, plotBottom-2-float64(resizes%2)*11, esc(strings.ReplaceAll(strings.TrimPrefix(m.Note, "procresize: "), " ", "")), esc(m.Note))
 			resizes++
 		}
 	}
-	// the time axis
-	span := l.T1 - l.T0
-	step := niceStep(span, 8)
-	fmt.Fprintf(&b, `<g class="tl-axis"><line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f"/>`, labelW, plotBottom, labelW+plotW, plotBottom)
-	for t := int64(0); t <= span; t += step {
+	b.WriteString("</g>\n")
+	// the time axis: Script redraws the ticks for every view
+	fmt.Fprintf(&b, `<g class="tl-axis" data-y="%.1f"><line class="tl-axis-line" x1="%d" y1="%.1f" x2="%.1f" y2="%.1f"/><g class="tl-ticks">`, plotBottom, labelW, plotBottom, labelW+plotW, plotBottom)
+	for _, t := range ticks(v0-l.T0, v1-l.T0, plotW) {
+		tx := x(l.T0 + t.at)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f">%s</text>`,
-			x(l.T0+t), plotBottom, x(l.T0+t), plotBottom+4, x(l.T0+t), plotBottom+16, dur(t))
+			tx, plotBottom, tx, plotBottom+4, tx, plotBottom+16, t.label)
 	}
-	b.WriteString("</g>\n</svg>")
+	b.WriteString("</g></g>\n</svg>")
 	return b.String()
 }
 
 // drawGlobal draws the global run queue's length as bars on its lane, one
-// bar per stretch of picture where the most it held stays the same, so
-// that a run of thousands of changes stays a few hundred elements. Heights
-// are relative to the run's peak, which the lane's hover text gives.
-func (l *Layout) drawGlobal(b *strings.Builder, x func(int64) float64, ly, lh float64) {
-	if len(l.Global) == 0 {
-		return
-	}
+// per length it held, as long as it held it. Heights are relative to the
+// run's peak, which the lane's hover text gives.
+func (l *Layout) drawGlobal(b *strings.Builder, stretch func(a, b int64, minPx float64) string, ly, lh float64) {
 	var peak int64
 	for _, lv := range l.Global {
 		peak = max(peak, lv.Len)
@@ -381,38 +409,38 @@ func (l *Layout) drawGlobal(b *strings.Builder, x func(int64) float64, ly, lh fl
 	if peak == 0 {
 		return
 	}
-	// The most the queue held in each pixel column.
-	x0, x1 := x(l.T0), x(l.T1)
-	cols := make([]int64, int(math.Ceil(x1-x0))+1)
-	col := func(t int64) int { return min(max(int(x(t)-x0), 0), len(cols)-1) }
+	fmt.Fprintf(b, `<g class="tl-global"><title>the global run queue: at most %s at once</title>`, scenario.Plural(int(peak), "G"))
 	for i, lv := range l.Global {
+		if lv.Len == 0 {
+			continue
+		}
 		end := l.T1
 		if i+1 < len(l.Global) {
 			end = l.Global[i+1].When
 		}
-		for c := col(lv.When); c <= col(end); c++ {
-			cols[c] = max(cols[c], lv.Len)
-			if end == lv.When {
-				break
-			}
-		}
-	}
-	fmt.Fprintf(b, `<g class="tl-global"><title>the global run queue: at most %s at once</title>`, scenario.Plural(int(peak), "G"))
-	for c := 0; c < len(cols); {
-		e := c + 1
-		for e < len(cols) && cols[e] == cols[c] {
-			e++
-		}
-		if n := cols[c]; n > 0 {
-			bh := math.Max(float64(n)/float64(peak)*(lh-2), 1.5)
-			// The time this stretch of columns covers, for the hover text.
-			from := l.T0 + int64(float64(c)/(x1-x0)*float64(l.T1-l.T0))
-			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%d" height="%.1f"><title>global run queue: %s, around %s</title></rect>`,
-				x0+float64(c), ly+lh-1-bh, e-c, bh, scenario.Plural(int(n), "G"), dur(from-l.T0))
-		}
-		c = e
+		bh := math.Max(float64(lv.Len)/float64(peak)*(lh-2), 1.5)
+		fmt.Fprintf(b, `<rect %s y="%.1f" height="%.1f"><title>global run queue: %s, from %s to %s</title></rect>`,
+			stretch(lv.When, end, minSpanPx), ly+lh-1-bh, bh, scenario.Plural(int(lv.Len), "G"), short(lv.When-l.T0), short(end-l.T0))
 	}
 	b.WriteString("</g>\n")
+}
+
+// A tick is a label on the time axis.
+type tick struct {
+	at    int64 // from the run's start
+	label string
+}
+
+// ticks returns the axis labels for the view [v0, v1] of a plot plotW
+// wide: about one per tickPx, at round times. timeline.js's ticks must
+// agree.
+func ticks(v0, v1 int64, plotW float64) []tick {
+	step := niceStep(v1-v0, max(4, int(plotW/tickPx)))
+	var ts []tick
+	for t := (v0 + step - 1) / step * step; t <= v1; t += step {
+		ts = append(ts, tick{t, axisLabel(t, step)})
+	}
+	return ts
 }
 
 // niceStep returns a tick step of 1, 2 or 5 times a power of ten that cuts
@@ -422,13 +450,80 @@ func niceStep(span int64, n int) int64 {
 		return 1
 	}
 	raw := float64(span) / float64(n)
-	pow := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*pow >= raw {
-			return max(int64(m*pow), 1)
+	p := int64(1)
+	for float64(p)*10 <= raw {
+		p *= 10
+	}
+	for _, m := range []int64{1, 2, 5} {
+		if float64(m*p) >= raw {
+			return m * p
 		}
 	}
-	return max(int64(10*pow), 1)
+	return 10 * p
+}
+
+// units of time, largest first, for labels.
+var units = []struct {
+	ns   int64
+	name string
+}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}
+
+// unitOf returns the largest unit no longer than ns (ns itself if 0).
+func unitOf(ns int64) (int64, string) {
+	for _, u := range units {
+		if ns >= u.ns {
+			return u.ns, u.name
+		}
+	}
+	return 1, "ns"
+}
+
+// decimal writes v/unit with dec decimals, trailing zeros dropped.
+func decimal(v, unit int64, dec int) string {
+	s := strconv.FormatFloat(float64(v)/float64(unit), 'f', dec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// axisLabel writes t, a time from the run's start, for an axis whose ticks
+// are step apart: in t's unit, with the decimals the step needs ("1.25ms"
+// for a step of 50µs).
+func axisLabel(t, step int64) string {
+	if t == 0 {
+		return "0"
+	}
+	unit, name := unitOf(t)
+	dec := 0
+	for q := unit; q > step; q /= 10 {
+		dec++
+	}
+	return decimal(t, unit, dec) + name
+}
+
+// short writes a duration to three significant digits: "2.46ms".
+func short(ns int64) string {
+	if ns == 0 {
+		return "0"
+	}
+	unit, name := unitOf(ns)
+	dec := 0
+	switch v := ns / unit; {
+	case v < 10:
+		dec = 2
+	case v < 100:
+		dec = 1
+	}
+	return decimal(ns, unit, dec) + name
+}
+
+// rangeText says which stretch of the run a picture shows.
+func rangeText(v0, v1, span int64) string {
+	if v0 == 0 && v1 == span {
+		return "the whole run: " + short(span)
+	}
+	return fmt.Sprintf("showing %s to %s of %s", short(v0), short(v1), short(span))
 }
 
 // gColor gives each G its own colour: hues a golden angle apart.

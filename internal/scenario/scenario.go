@@ -1,12 +1,16 @@
 // Package scenario holds the named workloads that show the scheduler at
 // work: `kata demo` runs them, and the book's and `kata trace`'s pictures
-// are drawn from their events.
+// are drawn from their events. Each has a story (story.go): what its
+// caption says a run shows, checked on the run, and the stretch of the run
+// a picture opens on. It runs the reference (or, built by checker, a
+// learner's scheduler); it draws nothing.
 package scenario
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sched "github.com/gmp-kata/gmp-kata/solutions"
@@ -20,6 +24,10 @@ type Scenario struct {
 	Main  func(g *sched.G)
 	// WantDeadlock: the scenario ends in a deadlock on purpose.
 	WantDeadlock bool
+	// Story checks on a run what Short and the book's text around the
+	// scenario's picture say it shows, and returns the window of the run
+	// that text is about (story.go); call it through Check.
+	Story func(r *Result) (Window, error)
 }
 
 // all lists the scenarios, in the order they are shown.
@@ -78,6 +86,7 @@ func RunWatching(s Scenario, procs int, seed uint64, period time.Duration, watch
 	if watch != nil && period <= 0 {
 		return nil, fmt.Errorf("scenario: watching every %v: want a period above 0", period)
 	}
+	spinRate() // measured now, not by the first G to work, in the picture
 	var rec sched.Recorder
 	rt := sched.New(sched.Config{Procs: procs, Seed: seed, Trace: rec.Record})
 	stop := func() {}
@@ -118,34 +127,21 @@ func every(period time.Duration, f func()) (stop func()) {
 	}
 }
 
-// spin burns about n iterations of CPU and returns a value that depends on
-// all of them, so that the work is not optimized away.
-func spin(n int) uint64 {
-	x := uint64(n)
-	for i := 0; i < n; i++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-	}
-	return x
-}
-
 var imbalance = Scenario{
 	Name:  "imbalance",
+	Story: imbalanceStory,
 	Short: "one G spawns 200 CPU-bound tasks on one P; the idle Ps steal half of its queue at a time",
 	Procs: 4,
-	Main:  func(g *sched.G) { fanOut(g, 200, 20000) },
+	Main:  func(g *sched.G) { fanOut(g, 200, 150*time.Microsecond) },
 }
 
-// fanOut spawns n Gs from g, each doing work iterations of spin, and waits
-// for them all.
-func fanOut(g *sched.G, n, work int) {
+// fanOut spawns n Gs from g, each doing d of work, and waits for them all.
+func fanOut(g *sched.G, n int, d time.Duration) {
 	var wg sched.WaitGroup
-	sink := make([]uint64, n)
-	for i := range sink {
+	for range n {
 		wg.Add(1)
 		g.Go(func(g *sched.G) {
-			sink[i] = spin(work)
+			work(d)
 			wg.Done(g)
 		})
 	}
@@ -154,6 +150,7 @@ func fanOut(g *sched.G, n, work int) {
 
 var pingpong = Scenario{
 	Name:  "pingpong",
+	Story: pingpongStory,
 	Short: "two Gs trade a token over an unbuffered channel: each send readies the other into runnext",
 	Procs: 2,
 	Main: func(g *sched.G) {
@@ -179,6 +176,7 @@ var pingpong = Scenario{
 
 var syscall = Scenario{
 	Name:  "syscall",
+	Story: syscallStory,
 	Short: "a G blocks in a long system call; sysmon retakes its P and hands it off so the others run",
 	Procs: 2,
 	Main: func(g *sched.G) {
@@ -188,10 +186,10 @@ var syscall = Scenario{
 			g.Syscall(func() { blockFor(30) })
 			wg.Done(g)
 		})
-		for i := 0; i < 8; i++ {
+		for range 8 {
 			wg.Add(1)
 			g.Go(func(g *sched.G) {
-				spin(200000)
+				work(2 * time.Millisecond)
 				wg.Done(g)
 			})
 		}
@@ -201,14 +199,18 @@ var syscall = Scenario{
 
 var hog = Scenario{
 	Name:  "hog",
+	Story: hogStory,
 	Short: "on one P, a G that never blocks is preempted by sysmon after 10ms so the others get a turn",
 	Procs: 1,
 	Main: func(g *sched.G) {
 		var wg sched.WaitGroup
 		wg.Add(1)
 		g.Go(func(g *sched.G) {
-			for i := 0; i < 240; i++ { // ~40ms of work, in safe-point-sized steps
-				spin(200000)
+			// 40ms of work, in safe-point-sized steps: preempted at
+			// least twice. Work, not time: on a busy machine the OS slows
+			// the hog and sysmon alike.
+			for range 400 {
+				work(100 * time.Microsecond)
 				g.Safepoint()
 			}
 			wg.Done(g)
@@ -216,7 +218,7 @@ var hog = Scenario{
 		for i := 0; i < 3; i++ {
 			wg.Add(1)
 			g.Go(func(g *sched.G) {
-				spin(100000)
+				work(100 * time.Microsecond)
 				wg.Done(g)
 			})
 		}
@@ -226,46 +228,62 @@ var hog = Scenario{
 
 var overflow = Scenario{
 	Name:  "overflow",
+	Story: overflowStory,
 	Short: "one G spawns 600 short tasks: its 256-slot ring overflows half at a time into the global queue, where idle Ps take batches",
 	Procs: 4,
-	Main:  func(g *sched.G) { fanOut(g, 600, 5000) },
+	Main:  func(g *sched.G) { fanOut(g, 600, 40*time.Microsecond) },
 }
 
 var burst = Scenario{
 	Name:  "burst",
-	Short: "five bursts of 12 short tasks, 2ms apart: Ms wake and spin to find the work, then park when it runs out",
+	Story: burstStory,
+	Short: "five bursts of 12 short tasks, 5ms apart: Ms wake and spin to find the work, then park when it runs out",
 	Procs: 4,
 	Main: func(g *sched.G) {
 		for b := 0; b < 5; b++ {
-			fanOut(g, 12, 30000)
-			g.Sleep(2 * time.Millisecond)
+			fanOut(g, 12, 200*time.Microsecond)
+			g.Sleep(5 * time.Millisecond)
 		}
 	},
 }
 
 var resize = Scenario{
 	Name:  "resize",
+	Story: resizeStory,
 	Short: "GOMAXPROCS goes 4 → 2 → 4 under load: procresize stops the world, moves the Gs of the destroyed Ps to the global queue, and restarts",
 	Procs: 4,
 	Main: func(g *sched.G) {
+		// The first change waits until four Gs run at once, so every P
+		// is at work and has Gs queued (a P gets work here by stealing
+		// half of a queue): on a busy machine the Ms may take
+		// milliseconds to get a core, and a change after a fixed time
+		// could find some P that never ran.
 		var wg sched.WaitGroup
-		work := func(n int) {
-			for i := 0; i < n; i++ {
+		var running atomic.Int32
+		var busy atomic.Bool
+		allBusy := sched.NewChan[int](0)
+		spawn := func(n int) {
+			for range n {
 				wg.Add(1)
 				g.Go(func(g *sched.G) {
-					for j := 0; j < 4; j++ {
-						spin(20000)
+					if running.Add(1) == 4 && busy.CompareAndSwap(false, true) {
+						allBusy.Close(g)
+					}
+					for range 4 {
+						work(200 * time.Microsecond)
 						g.Safepoint()
 					}
+					running.Add(-1)
 					wg.Done(g)
 				})
 			}
 		}
-		work(60)
-		g.Sleep(time.Millisecond)
+		spawn(60)
+		allBusy.Recv(g)
+		g.Sleep(2 * time.Millisecond)
 		g.GOMAXPROCS(2)
-		work(30)
-		g.Sleep(time.Millisecond)
+		spawn(30)
+		g.Sleep(5 * time.Millisecond)
 		g.GOMAXPROCS(4)
 		wg.Wait(g)
 	},
@@ -273,6 +291,7 @@ var resize = Scenario{
 
 var deadlock = Scenario{
 	Name:  "deadlock",
+	Story: deadlockStory,
 	Short: "two Gs each wait to receive from the other: every G is blocked, and checkdead reports the deadlock",
 	Procs: 2,
 	Main: func(g *sched.G) {
