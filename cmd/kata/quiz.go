@@ -86,12 +86,17 @@ func runQuiz(c *cli.Context) error {
 
 	// Lines are read on their own goroutine, so that Ctrl-C stops a quiz
 	// waiting for an answer.
-	lines := make(chan string)
+	lines, done := make(chan string), make(chan struct{})
+	defer close(done)
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(c.App.Reader)
 		for sc.Scan() {
-			lines <- sc.Text()
+			select {
+			case lines <- sc.Text():
+			case <-done:
+				return
+			}
 		}
 	}()
 	right := 0
@@ -105,7 +110,9 @@ func runQuiz(c *cli.Context) error {
 			}
 		})
 		if c.Context.Err() != nil {
-			fmt.Fprintln(c.App.ErrWriter, "Stopped.")
+			if !asJSON {
+				fmt.Fprintln(c.App.Writer, "\nStopped.") // as kata watch says it
+			}
 			return nil
 		}
 		if err != nil {

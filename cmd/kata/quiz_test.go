@@ -2,8 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gmp-kata/gmp-kata/internal/quiz"
 	"github.com/gmp-kata/gmp-kata/lessons"
@@ -59,6 +63,24 @@ func TestQuizEndOfInput(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "the input ended")
 	assert.Contains(t, errOut, "kata quiz 05 --seed 3 --answers")
+}
+
+// TestQuizStopsOnCtrlC: a quiz waiting for an answer stops when kata is
+// interrupted, as kata watch does.
+func TestQuizStopsOnCtrlC(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Chdir(t.TempDir())
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &out
+	stdin, typing := io.Pipe() // nobody types
+	defer typing.Close()
+	app.Reader = stdin
+	ctx, stop := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer stop()
+	err := app.RunContext(ctx, flagsFirst(app, []string{"kata", "quiz", "02", "--seed", "4"}))
+	assert.NoError(t, err)
+	assert.True(t, strings.HasSuffix(out.String(), "\nStopped.\n"), out.String())
 }
 
 func TestQuizScore(t *testing.T) {
