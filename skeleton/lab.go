@@ -2,6 +2,8 @@ package sched
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -11,8 +13,9 @@ import (
 // belongs to no lesson; the skeleton carries it unchanged.
 
 // A Lab is a scheduler state built by hand, where nothing runs unless the
-// caller runs it: Ps, Ms that no goroutine runs, and Gs without code (they
-// sit on queues and change status, and are never executed). Each method
+// caller runs it: Ps, Ms that no goroutine runs (but for a moment in
+// StopTheWorld), and Gs without code (they sit on queues and change
+// status, and are never executed). Each method
 // that decides something calls the reference's own function, named in its
 // comment, on that state: what a Lab reports is what the reference decides,
 // so an exercise built on it changes its answer when the reference changes.
@@ -36,6 +39,9 @@ type Lab struct {
 	sched *schedt
 	gs    map[int64]*g
 	now   int64 // the clock, in nanoseconds
+
+	stopped []*m           // Ms parked by StopTheWorld, until Procresize
+	parked  sync.WaitGroup // their goroutines
 }
 
 // NewLab returns a Lab with procs Ps, all idle, as New leaves them, the
@@ -162,7 +168,7 @@ func (l *Lab) Runqput(p int, g int64, next bool) {
 // Runqget takes a G from P p's local run queue (runqget): 0 if it is empty.
 func (l *Lab) Runqget(p int) (g int64, inheritTime bool) {
 	gp, inheritTime := runqget(l.p(p))
-	return goidOf(gp), inheritTime
+	return labGoid(gp), inheritTime
 }
 
 // Runqsteal has P thief steal from P victim (runqsteal): g is the G it
@@ -189,7 +195,7 @@ func (l *Lab) Ring(p int) (head, tail uint32, gs []int64) {
 
 // Runnext returns the G in P p's runnext, 0 if none.
 func (l *Lab) Runnext(p int) int64 {
-	return goidOf(l.p(p).runnext.Load())
+	return labGoid(l.p(p).runnext.Load())
 }
 
 // GlobrunqPut puts G g at the tail of the global run queue (globrunqput).
@@ -217,7 +223,7 @@ func (l *Lab) GlobrunqGetBatch(n int) (g int64, rest []int64) {
 	for gp := q.head; gp != nil; gp = gp.schedlink {
 		rest = append(rest, gp.goid)
 	}
-	return goidOf(gp), rest
+	return labGoid(gp), rest
 }
 
 // Global returns the Gs on the global run queue, head first.
@@ -260,7 +266,7 @@ func (l *Lab) FindRunnable(p int) (gid int64, inheritTime, parked bool) {
 	for {
 		select {
 		case <-done:
-			return goidOf(gp), inheritTime, false
+			return labGoid(gp), inheritTime, false
 		case <-time.After(100 * time.Microsecond):
 		}
 		sched.lock.Lock()
@@ -392,46 +398,56 @@ func (l *Lab) Sysmon(rounds int, each func(round int)) (sleeps []int64) {
 	return sleeps
 }
 
-// StopTheWorld stops every P as stopTheWorld does, where no M runs to stop
-// itself: idle Ps are taken off the idle list, Ps in a system call are
-// taken from it, and each M holding a P releases it and parks on the idle
-// M list (gcstopm), in P order. An M holding a P must run no G.
+// StopTheWorld stops every P with the reference's stopTheWorld: it takes
+// idle Ps and Ps in a system call itself, and each M holding a P stops
+// its P and parks on the idle M list (gcstopm), one after the other in P
+// order, as it would on its way through findRunnable. An M holding a P
+// must run no G. The world stays stopped until Procresize.
 func (l *Lab) StopTheWorld() {
 	sched := l.sched
-	sched.lock.Lock()
-	sched.gcwaiting.Store(true)
-	for pp := sched.pidleget(); pp != nil; pp = sched.pidleget() {
-		pp.status.Store(_Pgcstop)
-	}
-	sched.lock.Unlock()
+	var held []*m
 	for _, pp := range sched.allp {
-		switch s := pp.status.Load(); s {
-		case _Pgcstop:
-		case _Psyscall:
-			pp.status.Store(_Pgcstop)
-			pp.syscalltick.Add(1)
-		case _Prunning:
-			mp := pp.m.Load()
+		if mp := pp.m.Load(); mp != nil {
 			if gp := mp.curg.Load(); gp != nil {
 				panic(fmt.Sprintf("sched: Lab.StopTheWorld: P %d's M runs G %d; a Lab stops only Ms that run no G", pp.id, gp.goid))
 			}
-			if mp.spinning {
-				stopSpinning(mp)
-			}
-			releasep(mp)
-			pp.status.Store(_Pgcstop)
-			sched.lock.Lock()
-			sched.mput(mp)
-			sched.lock.Unlock()
-		default:
-			panic(fmt.Sprintf("sched: Lab.StopTheWorld: P %d is %s, handed to an M that has not started", pp.id, pStatusString(s)))
+			held = append(held, mp)
 		}
 	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		stopTheWorld(sched)
+	}()
+	waitUntil(sched.gcwaiting.Load)
+	for _, mp := range held {
+		// The M parks in stopm until Procresize lets it go.
+		l.stopped = append(l.stopped, mp)
+		l.parked.Add(1)
+		go func() {
+			defer l.parked.Done()
+			gcstopm(mp)
+		}()
+		waitUntil(func() bool {
+			sched.lock.Lock()
+			defer sched.lock.Unlock()
+			for x := sched.midle; x != nil; x = x.schedlink {
+				if x == mp {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	<-stopped
 }
 
 // Procresize resizes the stopped world (see StopTheWorld) to n Ps
 // (procresize) and returns the Ps it handed back as having work, in its
-// order. The world stays stopped: no M is woken.
+// order, each with the M that is to run it (MOf). Then the world counts as
+// started, but no M is woken to run a P: the Ms that StopTheWorld parked
+// leave stopm with no P, and those procresize handed a P stay recorded
+// as its M.
 func (l *Lab) Procresize(n int) (withWork []int) {
 	sched := l.sched
 	sched.lock.Lock()
@@ -441,7 +457,20 @@ func (l *Lab) Procresize(n int) (withWork []int) {
 	for pp := head; pp != nil; pp = pp.link {
 		withWork = append(withWork, int(pp.id))
 	}
+	for _, mp := range l.stopped {
+		notewakeup(&mp.park) // with no nextp: stopm returns
+	}
+	l.parked.Wait()
+	l.stopped = nil
+	sched.stwLock.Unlock()
 	return withWork
+}
+
+// waitUntil yields until cond holds: for the goroutines of StopTheWorld.
+func waitUntil(cond func() bool) {
+	for !cond() {
+		runtime.Gosched()
+	}
 }
 
 // Idle returns the Ps on the idle list, head first.
@@ -561,7 +590,7 @@ func (l *Lab) started(f func()) int {
 	return -1
 }
 
-func goidOf(gp *g) int64 {
+func labGoid(gp *g) int64 {
 	if gp == nil {
 		return 0
 	}
