@@ -15,10 +15,10 @@ import (
 // A Lab is a scheduler state built by hand, where nothing runs unless the
 // caller runs it: Ps, Ms that no goroutine runs (but for a moment in
 // StopTheWorld), and Gs without code (they sit on queues and change
-// status, and are never executed). Each method
-// that decides something calls the reference's own function, named in its
-// comment, on that state: what a Lab reports is what the reference decides,
-// so an exercise built on it changes its answer when the reference changes.
+// status, and are never executed). Each method that decides something
+// calls the reference's own function, named in its comment, on that state:
+// what a Lab reports is what the reference decides, so an exercise built
+// on it changes its answer when the reference changes.
 //
 // A Lab is not a Runtime. No M runs a scheduling loop, sysmon runs only
 // inside Sysmon, round by round on the caller's goroutine, and no G ever

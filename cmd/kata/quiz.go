@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gmp-kata/gmp-kata/internal/quiz"
 	"github.com/gmp-kata/gmp-kata/lessons"
@@ -249,19 +250,24 @@ func typedOnTerminal(r io.Reader) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// wrap breaks each line of text longer than width at spaces.
+// wrap breaks each line of text longer than width characters at spaces.
 func wrap(text string, width int) string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		for len(line) > width {
-			cut := strings.LastIndexByte(line[:width+1], ' ')
-			if cut <= 0 {
-				break
+		var cur []string
+		n := 0
+		for _, word := range strings.Split(line, " ") {
+			w := utf8.RuneCountInString(word)
+			if len(cur) > 0 && n+1+w > width {
+				out = append(out, strings.Join(cur, " "))
+				cur, n = nil, 0
 			}
-			out = append(out, line[:cut])
-			line = line[cut+1:]
+			if len(cur) > 0 {
+				n++
+			}
+			cur, n = append(cur, word), n+w
 		}
-		out = append(out, line)
+		out = append(out, strings.Join(cur, " "))
 	}
 	return strings.Join(out, "\n")
 }

@@ -126,8 +126,8 @@ func quizResetspinning(r *rand.Rand) quiz.Question {
 			"The M calls resetspinning. How many Ms are spinning right after?", procs, others, idle),
 		Answer: quiz.Number(int64(after)),
 		Explain: fmt.Sprintf("`resetspinning` (proc.go:4021) stops this M spinning (nmspinning %d → %d) and calls wakep, "+
-			"since where there was one G there may be more: %s, so %s. "+
+			"since where there was one G there may be more: %s, so nmspinning is %d. "+
 			"Each spinner that finds work hands over to at most one new one: the chain goes on while there is work and idle Ps.",
-			others+1, others, what, quiz.Count(after, "M")+" spin"),
+			others+1, others, what, after),
 	}
 }

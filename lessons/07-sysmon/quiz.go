@@ -131,6 +131,10 @@ func quizSyscallRetake(r *rand.Rand) quiz.Question {
 			lab.Run(p, int64(100+p))
 		}
 	}
+	ring := "is empty"
+	if queued > 0 {
+		ring = "holds " + quiz.Count(queued, "G")
+	}
 	lab.Retake(t0)
 	lab.Retake(t0 + after)
 	taken := lab.PStatus(1) != "syscall"
@@ -139,10 +143,10 @@ func quizSyscallRetake(r *rand.Rand) quiz.Question {
 		verdict = "so it takes P1 and hands it off (handoffp)"
 	}
 	return quiz.Question{
-		Text: fmt.Sprintf("GOMAXPROCS is %d. G5, on P1, is in a system call; P1's ring holds %s. "+
+		Text: fmt.Sprintf("GOMAXPROCS is %d. G5, on P1, is in a system call; P1's ring %s. "+
 			"Other Ps: %d with a spinning M, %d idle, the rest running Gs. "+
 			"sysmon's look at t0 is the first to see P1 in this call. Does its next look, at t0+%s, take P1 from the call?",
-			procs, quiz.Count(queued, "G"), spinning, idle, time.Duration(after)),
+			procs, ring, spinning, idle, time.Duration(after)),
 		Answer: quiz.YesNo(taken),
 		Explain: fmt.Sprintf("`retake` (proc.go:6630) leaves a P in a system call alone when it first sees the call; "+
 			"on a later look it takes the P if any of three holds: its run queue has work (%s here); "+

@@ -29,13 +29,13 @@ func TestQuizWorkedByHand(t *testing.T) {
 		{Seed: 4, Kind: "preempt-look", Says: []string{"every 9ms"}, Answer: "3", Because: []string{"at t0+18ms"}},
 		{Seed: 7, Kind: "preempt-look", Says: []string{"every 7ms"}, Answer: "3"},
 		// Nobody spinning, nobody idle: nobody would notice work, take it.
-		{Seed: 2, Kind: "syscall-retake", Says: []string{"ring holds 0 Gs", "0 with a spinning M, 0 idle", "t0+5ms"},
+		{Seed: 2, Kind: "syscall-retake", Says: []string{"ring is empty", "0 with a spinning M, 0 idle", "t0+5ms"},
 			Answer: "yes", Because: []string{"(0 spinning, 0 idle)"}},
 		// An idle P, no work, 5ms: none of the three.
-		{Seed: 5, Kind: "syscall-retake", Says: []string{"ring holds 0 Gs", "0 with a spinning M, 1 idle", "t0+5ms"},
+		{Seed: 5, Kind: "syscall-retake", Says: []string{"ring is empty", "0 with a spinning M, 1 idle", "t0+5ms"},
 			Answer: "no", Because: []string{"None of them holds"}},
 		// A spinner, no work, 20µs: none of the three.
-		{Seed: 14, Kind: "syscall-retake", Says: []string{"GOMAXPROCS is 2", "ring holds 0 Gs", "1 with a spinning M, 0 idle", "t0+20µs"},
+		{Seed: 14, Kind: "syscall-retake", Says: []string{"GOMAXPROCS is 2", "ring is empty", "1 with a spinning M, 0 idle", "t0+20µs"},
 			Answer: "no"},
 		// Work queued: taken at the second sighting, however young the call.
 		{Seed: 17, Kind: "syscall-retake", Says: []string{"ring holds 2 Gs", "t0+20µs"}, Answer: "yes"},

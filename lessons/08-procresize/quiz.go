@@ -87,8 +87,11 @@ func quizIdleAfter(r *rand.Rand) quiz.Question {
 		}
 	}
 	others := "; the other Ps have none"
-	if len(state) == 0 {
+	switch len(state) {
+	case 0:
 		state, others = []string{"No P has any G"}, ""
+	case old:
+		others = ""
 	}
 	lab.StopTheWorld()
 	work := lab.Procresize(nprocs)
@@ -106,7 +109,7 @@ func quizIdleAfter(r *rand.Rand) quiz.Question {
 		Answer: quiz.Set("P", ps(idle)...),
 		Explain: fmt.Sprintf("`procresize` (proc.go:6030) looks at every P that is left, new ones included: one with an empty run "+
 			"queue goes on the idle list (pidleput), one with work is returned with an M to run it (%s here). "+
-			"A destroyed P's Gs go to the global queue, not to another P, so they make no P busy: the idle Ps are %s.",
+			"A destroyed P's Gs go to the global queue, not to another P, so they make no P busy: idle, %s.",
 			quiz.Set("P", ps(work)...), quiz.Set("P", ps(idle)...)),
 	}
 }
