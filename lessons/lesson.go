@@ -10,6 +10,8 @@ package lessons
 import (
 	"io/fs"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/internal/quiz"
 )
 
 // A Lesson is one step of the course.
@@ -57,6 +59,11 @@ type Lesson struct {
 	// Every mutant must fail the lesson; every alternate must pass it.
 	Mutants    fs.FS
 	Alternates fs.FS
+
+	// Quiz are the kinds of question `kata quiz` asks on the lesson, each
+	// answered by the reference on a situation made from a seed (see
+	// internal/quiz). There are at least three.
+	Quiz []quiz.Kind
 
 	// Mutation is testdata/mutation.txt: the lesson's minimum mutation
 	// score and the machine-made mutants of its files (internal/mutate)

@@ -97,6 +97,13 @@ func validate(l *Lesson) error {
 			return fmt.Errorf("%s: test %s: kind %q: want exact, stress or timing", l.ID, t.Name, t.Kind)
 		}
 	}
+	kinds := map[string]bool{}
+	for _, k := range l.Quiz {
+		if k.Name == "" || k.Make == nil || kinds[k.Name] {
+			return fmt.Errorf("%s: quiz kind %q: want a unique name and a Make function", l.ID, k.Name)
+		}
+		kinds[k.Name] = true
+	}
 	if hidden, err := fs.Glob(l.Hidden, "*_test.go"); err != nil || len(hidden) == 0 {
 		return fmt.Errorf("%s: no *_test.go files among the hidden tests", l.ID)
 	}

@@ -19,6 +19,12 @@ import (
 // exit code (as main would compute it).
 func kata(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return kataInput(t, dir, "", args...)
+}
+
+// kataInput is kata, with stdin as the standard input.
+func kataInput(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	t.Setenv("KATA_WORKSPACE", "")
 	t.Setenv("NO_COLOR", "1")
 	if dir != "" {
@@ -27,6 +33,7 @@ func kata(t *testing.T, dir string, args ...string) (stdout, stderr string, code
 	app := newApp()
 	var out, errOut bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errOut
+	app.Reader = strings.NewReader(stdin)
 	err := app.RunContext(context.Background(), flagsFirst(app, append([]string{"kata"}, args...)))
 	if err != nil {
 		if msg := err.Error(); msg != "" {

@@ -1,5 +1,5 @@
 // Command kata is the gmp-kata course's tool: the learner's loop (init,
-// list, task, check, hint, watch, reset, solution), the course's
+// list, task, check, hint, quiz, watch, reset, solution), the course's
 // self-check (verify), and a look at the reference scheduler (demo).
 //
 // Each command lives in its own file, named after it. Only this package
@@ -47,6 +47,7 @@ func newApp() *cli.App {
 			taskCommand,     // task.go
 			checkCommand,    // check.go
 			hintCommand,     // hint.go
+			quizCommand,     // quiz.go
 			watchCommand,    // watch.go
 			resetCommand,    // reset.go
 			solutionCommand, // solution.go

@@ -17,6 +17,7 @@ func init() {
 		ID:    "01-ringbuffer",
 		Title: "The local run queue: a lock-free ring",
 		Files: []string{"runq.go"},
+		Quiz:  quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL01FIFO", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqputtail then runqgethead returns Gs in FIFO order, 0 to 256 of them"},

@@ -18,6 +18,7 @@ func init() {
 		Title:   "runnext: the G that runs next",
 		Files:   []string{"runnext.go"},
 		Prereqs: []string{"01-ringbuffer"},
+		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL02PutNext", Points: 12, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqput(next=true) puts the G in runnext and kicks the old runnext to the ring's tail; next=false uses the ring"},

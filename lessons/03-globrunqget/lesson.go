@@ -18,6 +18,7 @@ func init() {
 		Title:   "The global run queue",
 		Files:   []string{"globrunq.go"},
 		Prereqs: []string{"01-ringbuffer"},
+		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL03FIFO", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "globrunqput and globrunqget make a first-in, first-out queue, reusable once emptied"},

@@ -18,6 +18,7 @@ func init() {
 		Title:   "findRunnable and work stealing",
 		Files:   []string{"findrunnable.go"},
 		Prereqs: []string{"01-ringbuffer", "02-runnext", "03-globrunqget"},
+		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL04LocalBeforeGlobal", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "runnext (inheriting the time slice), then the ring, and only then the global queue"},

@@ -18,6 +18,7 @@ func init() {
 		Title:   "Spinning Ms and wakep",
 		Files:   []string{"spinning.go"},
 		Prereqs: []string{"04-findrunnable"},
+		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL05ShouldSpin", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "the gate: mp.spinning || 2*nmspinning < GOMAXPROCS - npidle, as a table"},

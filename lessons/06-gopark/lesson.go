@@ -18,6 +18,7 @@ func init() {
 		Title:   "gopark and goready: blocking and waking",
 		Files:   []string{"park.go"},
 		Prereqs: []string{"02-runnext"},
+		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL06UnlockfRunsAfterPark", Points: 15, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "when unlockf runs, the G is _Gwaiting with its wait reason and off its M (mp.curg and gp.m nil)"},

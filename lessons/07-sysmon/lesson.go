@@ -18,6 +18,7 @@ func init() {
 		Title:   "sysmon: preemption and syscall retake",
 		Files:   []string{"sysmon.go"},
 		Prereqs: []string{"04-findrunnable"},
+		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL07RetakeSyscallWithWork", Points: 6, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "a P in a syscall with a G queued (ring or runnext) is taken on the second sighting, not the first, and handed to an M"},

@@ -18,6 +18,7 @@ func init() {
 		Title:   "procresize: changing GOMAXPROCS",
 		Files:   []string{"procresize.go"},
 		Prereqs: []string{"03-globrunqget"},
+		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL08ShrinkMovesWorkToGlobalHead", Points: 20, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "a destroyed P's runnext and ring go onto the head of the global queue, in run order; it ends _Pdead and empty"},

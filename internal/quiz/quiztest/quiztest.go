@@ -1,0 +1,58 @@
+// Package quiztest checks a lesson's questions against answers worked out
+// by hand: for each case, the question a seed makes must describe the
+// situation the case was worked from, take the worked answer as right, and
+// explain it with the case's reasons. A broken generator, a wrong answer
+// or an explanation that no longer fits fails the lesson's test.
+//
+// It does not check that every seed makes a valid question; cmd/kata's
+// tests do, for every lesson.
+package quiztest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gmp-kata/gmp-kata/internal/quiz"
+)
+
+// A Case is one question, worked out by hand.
+type Case struct {
+	Seed    uint64
+	Kind    string   // the kind of question the seed makes
+	Says    []string // the facts of the situation, as the question states them
+	Answer  string   // the answer, worked out from those facts, as a learner types it
+	Because []string // what the explanation must say
+}
+
+// Check checks each case against the questions of kinds.
+func Check(t *testing.T, kinds []quiz.Kind, cases []Case) {
+	t.Helper()
+	worked := map[string]int{}
+	for _, c := range cases {
+		k, q := quiz.Make(kinds, c.Seed)
+		if k.Name != c.Kind {
+			t.Errorf("seed %d makes a question of kind %s, want %s", c.Seed, k.Name, c.Kind)
+			continue
+		}
+		worked[k.Name]++
+		for _, s := range c.Says {
+			if !strings.Contains(q.Text, s) {
+				t.Errorf("seed %d (%s): the question does not say %q:\n%s", c.Seed, c.Kind, s, q.Text)
+			}
+		}
+		if right, err := q.Answer.Judge(c.Answer); !right || err != nil {
+			t.Errorf("seed %d (%s): the answer worked out by hand, %q, is judged wrong (%v); the quiz says %q:\n%s",
+				c.Seed, c.Kind, c.Answer, err, q.Answer.String(), q.Text)
+		}
+		for _, s := range c.Because {
+			if !strings.Contains(q.Explain, s) {
+				t.Errorf("seed %d (%s): the explanation does not say %q:\n%s", c.Seed, c.Kind, s, q.Explain)
+			}
+		}
+	}
+	for _, k := range kinds {
+		if worked[k.Name] < 2 {
+			t.Errorf("kind %s has %d case(s) worked out by hand, want at least 2", k.Name, worked[k.Name])
+		}
+	}
+}
