@@ -9,7 +9,8 @@ import (
 )
 
 // This file is the Lab: scheduler states built by hand, for tools that ask
-// the reference what it decides (kata quiz computes its answers here). It
+// the reference what it decides (kata quiz computes its answers here, and
+// the book draws its figures of the ring and runnext from it). It
 // belongs to no lesson; the skeleton carries it unchanged.
 
 // A Lab is a scheduler state built by hand, where nothing runs unless the
@@ -56,16 +57,7 @@ func NewLab(procs int) *Lab {
 		Nanotime: func() int64 { return l.now },
 		Usleep:   func(int64) {},
 	}
-	sched := &schedt{done: make(chan struct{})}
-	sched.cfg = cfg.normalize()
-	sched.runq.sched = sched
-	sched.stopnote.init()
-	sched.sysmonnote.init()
-	sched.pollnote.init()
-	sched.lastpoll.Store(l.now)
-	sched.lock.Lock()
-	procresize(sched, int32(procs))
-	sched.lock.Unlock()
+	sched := newSchedt(cfg)
 	l.sched = sched
 	return l
 }
@@ -191,6 +183,26 @@ func (l *Lab) Ring(p int) (head, tail uint32, gs []int64) {
 		gs = append(gs, pp.runq[i%uint32(len(pp.runq))].Load().goid)
 	}
 	return head, tail, gs
+}
+
+// Runq returns P p's whole run queue as it is now: the counters, every
+// slot, and runnext. The book's figures of the ring draw it.
+func (l *Lab) Runq(p int) RunqState {
+	pp := l.p(p)
+	s := RunqState{Head: pp.runqhead.Load(), Tail: pp.runqtail.Load(), Next: labGoid(pp.runnext.Load())}
+	for i := range pp.runq {
+		s.Slots[i] = labGoid(pp.runq[i].Load())
+	}
+	return s
+}
+
+// A RunqState is one P's run queue at one moment. The Gs queued on the
+// ring are those in the slots from Head to Tail-1 (mod 256); a slot
+// outside them keeps the last G written to it, which nobody will read.
+type RunqState struct {
+	Head, Tail uint32
+	Slots      [256]int64 // the ID of the G each slot holds, 0 if none ever
+	Next       int64      // runnext's G, 0 if none
 }
 
 // Runnext returns the G in P p's runnext, 0 if none.

@@ -12,7 +12,7 @@ import (
 // textbook would draw them by hand, but from code, in two ways:
 //
 //   - the run queue figures (figures_ring.go) drive the reference's own
-//     runqput, runqget and runqsteal on a sched.RunqLab and draw the
+//     runqput, runqget and runqsteal on a sched.Lab and draw the
 //     counters and slots those functions leave;
 //   - every figure that shows steps in an order names, for each step, the
 //     call of the reference that makes it (a Code), and

@@ -10,7 +10,7 @@ import (
 // The run queue figures: ring, ring-steal and runnext. Each is a column of
 // panels, one per step, and each panel shows a P's ring (a window of its
 // 256 slots, with head and tail) as the reference's own functions left it,
-// run on a sched.RunqLab. What moved since the panel before (a counter,
+// run on a sched.Lab. What moved since the panel before (a counter,
 // runnext) is drawn in colour.
 
 func init() {
@@ -83,7 +83,8 @@ type panel struct {
 const ringStart = 1<<32 - 2
 
 func drawRing(f *Figure) []string {
-	lab := sched.NewRunqLab(1, ringStart)
+	lab := sched.NewLab(1)
+	lab.SetRing(0, ringStart)
 	var panels []panel
 	prev := lab.Runq(0)
 	show := func(caption, note string) {
@@ -99,7 +100,7 @@ func drawRing(f *Figure) []string {
 	show(fmt.Sprintf("An empty ring: head = tail = %d, which is slot %d (%d %% 256).", prev.Head, prev.Head%256, prev.Head), "")
 	for id := int64(1); id <= 3; id++ {
 		old := lab.Runq(0)
-		lab.Put(0, id, false)
+		lab.Runqput(0, id, false)
 		q := lab.Runq(0)
 		c := fmt.Sprintf("runqput(G%d): G%d into slot %d, then the tail moves to %d", id, id, old.Tail%256, q.Tail)
 		if q.Tail < old.Tail {
@@ -112,7 +113,7 @@ func drawRing(f *Figure) []string {
 		show(c, "")
 	}
 	old := lab.Runq(0)
-	id, _ := lab.Get(0)
+	id, _ := lab.Runqget(0)
 	q := lab.Runq(0)
 	show(fmt.Sprintf("runqget: reads G%d in slot %d, then CASes the head to %d. Slot %d keeps G%d (grey), but it is outside head…tail: free.",
 		id, old.Head%256, q.Head, old.Head%256, id), fmt.Sprintf("P0 runs G%d", id))
@@ -129,16 +130,16 @@ func count(q sched.RunqState) string {
 
 func drawRingSteal(f *Figure) []string {
 	// P1 has run two Gs (G7, G8): its ring is empty, its counters at 2.
-	lab := sched.NewRunqLab(2, 0)
+	lab := sched.NewLab(2)
 	for id := int64(1); id <= 6; id++ {
-		lab.Put(0, id, false)
+		lab.Runqput(0, id, false)
 	}
-	lab.Put(1, 7, false)
-	lab.Put(1, 8, false)
-	lab.Get(1)
-	lab.Get(1)
+	lab.Runqput(1, 7, false)
+	lab.Runqput(1, 8, false)
+	lab.Runqget(1)
+	lab.Runqget(1)
 	v0, t0 := lab.Runq(0), lab.Runq(1)
-	ran := lab.Steal(1, 0, false)
+	ran, _ := lab.Runqsteal(1, 0, false)
 	v1, t1 := lab.Runq(0), lab.Runq(1)
 	n := v1.Head - v0.Head // Gs taken
 
@@ -199,7 +200,7 @@ func gRange(q sched.RunqState, from, n uint32) string {
 }
 
 func drawRunnext(f *Figure) []string {
-	lab := sched.NewRunqLab(2, 0)
+	lab := sched.NewLab(2)
 	var panels []panel
 	prev := lab.Runq(0)
 	show := func(caption, note string) {
@@ -210,17 +211,17 @@ func drawRunnext(f *Figure) []string {
 			strips: []strip{{label: "P0", q: q, prev: &p, from: 0, slots: 6, runnext: true, kicked: kicked}}})
 		prev = q
 	}
-	lab.Put(0, 1, true)
+	lab.Runqput(0, 1, true)
 	show("go G1: runqput(G1, next) puts G1 in runnext.", "")
-	lab.Put(0, 2, true)
+	lab.Runqput(0, 2, true)
 	show("go G2: G2 takes runnext, and G1, displaced, is kicked to the tail of the ring.", "")
-	got := lab.Steal(1, 0, false)
+	got, _ := lab.Runqsteal(1, 0, false)
 	show(fmt.Sprintf("P1 steals, pass 1 of %d: P0's ring is not empty, so P1 takes half of it (G%d) and leaves runnext alone.", stealPasses, got), fmt.Sprintf("P1 runs G%d", got))
-	if lab.Steal(1, 0, false) != 0 {
+	if g, _ := lab.Runqsteal(1, 0, false); g != 0 {
 		panic("diagram: runnext stolen before the last pass")
 	}
 	show("The passes before the last: the ring is empty and runnext is off limits: nothing to take.", "")
-	got = lab.Steal(1, 0, true)
+	got, _ = lab.Runqsteal(1, 0, true)
 	show(fmt.Sprintf("Pass %d, the last: now a thief may take runnext, from an empty ring only (after backing off 3 µs if P0 is running). P1 takes G%d.", stealPasses, got), fmt.Sprintf("P1 runs G%d", got))
 	return []string{drawPanels(f, panels)}
 }
