@@ -267,6 +267,12 @@ func TestL01Randomized(t *testing.T) {
 	want := append(slices.Clone(gs[:128]), gs[256])
 	seen := make([]int, len(gs)+1) // by goid: the last trial that moved it
 	inOrder, newLast, fixed, secondFirst := 0, 0, 0, 0
+	// drift counts the Gs that moved one place later, less those that
+	// moved one place earlier: 0 on average for a uniform shuffle (sd
+	// about 1.5 a trial), about +0.37 a trial for the shuffle that swaps
+	// each entry with any entry of the batch (j from 0..n-1 every time,
+	// not 0..i), and -0.36 for the same loop run backwards.
+	drift := 0
 	for trial := 1; trial <= trials; trial++ {
 		base := uint32(trial) * 256
 		pp.runqhead.Store(base)
@@ -304,6 +310,14 @@ func TestL01Randomized(t *testing.T) {
 		if got[0] == want[1] {
 			secondFirst++
 		}
+		for i := range want {
+			if i+1 < len(got) && got[i+1] == want[i] {
+				drift++
+			}
+			if i > 0 && got[i-1] == want[i] {
+				drift--
+			}
+		}
 	}
 	const where = "with RandomizeScheduler, in %d puts on a full ring, "
 	switch {
@@ -315,6 +329,44 @@ func TestL01Randomized(t *testing.T) {
 		t.Fatalf(where+"no G ever kept its place in the shuffled batch, where a uniform shuffle keeps one on average: draw j from 0..i inclusive (pp.rand.n(i+1)); from 0..i-1 the shuffle only makes cycles"+kitHint(l01), trials)
 	case secondFirst == 0:
 		t.Fatalf(where+"the second-oldest G never came first in the shuffled batch, where a uniform shuffle puts it first once in 129: does the shuffle start at i = 1?"+kitHint(l01), trials)
+	case drift > 520 || drift < -520: // 7 sd of a uniform shuffle's drift over 2500 trials
+		t.Fatalf(where+"the Gs moved one place later %d times more often than one place earlier (a uniform shuffle: about as often, give or take 75): the shuffle is not uniform. Swapping each batch[i] with any batch[j] (j drawn from 0..n-1 every time) is the classic biased shuffle: draw j from 0..i (pp.rand.n(i+1))"+kitHint(l01), trials, drift)
+	}
+
+	// runqputbatch, batches of 3 onto an empty ring: each of the 6 orders
+	// must come up about as often as the others. A chi-square of 52 or
+	// more (5 degrees of freedom) has odds of 5e-10 for a uniform shuffle;
+	// the biased j-from-0..n-1 shuffle makes it about 190 in 15000
+	// batches, and a shuffle that misses an order makes it thousands.
+	{
+		const trials = 15000
+		sched := kitSched(1, Config{RandomizeScheduler: true, Seed: 9})
+		pp := sched.allp[0]
+		batch := kitGs(sched, 1, 3)
+		counts := map[string]int{}
+		for range trials {
+			var q gQueue
+			for _, gp := range batch {
+				q.pushBack(gp)
+			}
+			runqputbatch(pp, &q)
+			got := l01mRing(pp)
+			if len(got) != 3 || !l01mSameSet(got, batch) {
+				t.Fatalf("with RandomizeScheduler, runqputbatch of G 1, G 2, G 3 onto an empty ring left it %s; want the three Gs, each exactly once, in any order"+kitHint(l01), l01mIDs(got))
+			}
+			counts[l01mIDs(got)]++
+			for gp := runqgethead(pp); gp != nil; gp = runqgethead(pp) {
+			}
+		}
+		const expect = trials / 6.0
+		chi2 := 0.0
+		for _, order := range []string{"[G 1 G 2 G 3]", "[G 1 G 3 G 2]", "[G 2 G 1 G 3]", "[G 2 G 3 G 1]", "[G 3 G 1 G 2]", "[G 3 G 2 G 1]"} {
+			d := float64(counts[order]) - expect
+			chi2 += d * d / expect
+		}
+		if chi2 >= 52 {
+			t.Fatalf("with RandomizeScheduler, %d runqputbatch of G 1, G 2, G 3 gave the six orders %v times (want about %.0f each): the shuffle is not uniform. Fisher-Yates swaps batch[i] with batch[j], j drawn from 0..i (pp.rand.n(i+1)); drawing j from 0..n-1 every time favours some orders"+kitHint(l01), trials, counts, expect)
+		}
 	}
 
 	// runqputbatch: 200 batches of 2 Gs onto a ring holding 1 G (across
