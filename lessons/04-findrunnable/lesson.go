@@ -52,7 +52,7 @@ func init() {
 			{Name: "TestL04ParkAndWake", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "the M stops for stop-the-world (gcwaiting seen at the top or under the lock before releasing the P) and goes on when the world restarts; an M woken with a P looks again"},
 			{Name: "TestL04GiveUpGlobal", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
-				About: "Gs that reach the global queue while the M gives up are found, before and after it stops spinning, and taken as a batch"},
+				About: "Gs that reach the global queue while the M gives up are found, before and after it stops spinning, and taken as a batch onto the P taken for them (not the one just released)"},
 			{Name: "TestL04GiveUpSpinning", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "needspinning is answered under sched.lock; work found by checkRunqsNoP makes the M spin again even while another M spins"},
 			{Name: "TestL04Timers", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Timing,

@@ -514,6 +514,59 @@ func TestL04GiveUpGlobal(t *testing.T) {
 			t.Fatalf("%s: after stopping spinning, the M became spinning again on P %d (the trace's EvSpinStart), want P %d: acquirep the new P first, then becomeSpinning"+kitHint(l04), setup, ev.P, mp.p.id)
 		}
 	}
+
+	// The same look, but the P this M has just released is gone: the
+	// moment it stops spinning, an M leaving a system call takes P0 (the
+	// top of the idle list) and Gs land on the global queue. The idle P the
+	// M takes for them is P1, and the batch goes onto P1's ring.
+	sched = l04sSched(2, Config{Debug: true})
+	mp = l04sM(sched, 0)
+	p0, p1 := mp.p, sched.allp[1]
+	leaving := &m{sched: sched, id: 300}
+	leaving.park.init()
+	injected, late := false, false // only touched on the M's goroutine until it returns
+	sched.trace = func(ev Event) {
+		if ev.Kind != EvSpinStop || injected || late {
+			return
+		}
+		// As in TestL04RecheckAfterSpinning: if the M stopped spinning
+		// while holding sched.lock, nothing can happen until it lets go.
+		locked := false
+		for k := 0; k < 1000 && !locked; k++ {
+			if locked = sched.lock.TryLock(); !locked {
+				time.Sleep(time.Microsecond)
+			}
+		}
+		if !locked {
+			late = true
+			return
+		}
+		defer sched.lock.Unlock()
+		if sched.pidle != p0 {
+			late = true // P0 is not the last P released: not this scenario
+			return
+		}
+		sched.pidleget()
+		acquirep(leaving, p0)
+		for _, gp := range kitGs(sched, 1, 300) {
+			sched.runq.pushBack(gp)
+		}
+		injected = true
+	}
+	setup = "2 Ps, P1 idle, every queue empty (Config.Debug); this M spins, finds nothing and releases P0; the moment it stops spinning, an M leaving a system call takes P0 (the top of the idle list) and G 1..G 300 land on the global queue"
+	r = l04sFind(t, mp, l04sOpts{setup: setup})
+	if !injected {
+		return // P0 was not released yet, or sched.lock was held: not graded here
+	}
+	if r.parked || r.gp == nil || r.gp.goid != 1 || mp.p != p1 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v) holding P %d; want G 1, holding P1: after stopSpinning, with Gs on the global queue, take an idle P (pidlegetSpinning gives P1), a batch onto its ring, and acquirep it"+kitHint(l04),
+			setup, kitID(r.gp), r.parked, pidOf(mp.p))
+	}
+	if got, want := l04ring(p1), l04ids(2, 127); !l04same(got, want) || len(l04ring(p0)) != 0 {
+		t.Fatalf("%s: findRunnable returned G 1 holding P1, whose ring holds %s, and P0's ring holds %s; want %s on P1's and P0's empty: "+
+			"the batch goes onto the ring of the P you took for it (pidlegetSpinning), the one you then acquirep. P0 stopped being yours when you released it: another M owns it now, and only a P's owner may put Gs on its ring"+kitHint(l04),
+			setup, l04list(got), l04list(l04ring(p0)), l04list(want))
+	}
 }
 
 // TestL04GiveUpSpinning: the two ways an M about to park spins instead:
