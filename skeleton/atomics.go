@@ -3,12 +3,13 @@ package sched
 import "sync/atomic"
 
 // The atomics of the lock-free protocols the lessons build: the ring's
-// head and tail, runnext, nmspinning, the G and P statuses, the deadline
-// of the M that waits for timers (sched.pollUntil), and what sysmon reads
-// of a running P (its ticks, its M, and that M's current G). Each is a
-// sync/atomic value behind the same methods (Load, Store, CompareAndSwap,
-// Add, Swap), so code reads as if it used sync/atomic directly; what the
-// wrapper adds is a scheduling point before every operation.
+// head and tail, runnext, nmspinning, the G and P statuses, the claim and
+// the deadline of the M that waits for timers (sched.lastpoll,
+// sched.pollUntil), and what sysmon reads of a running P (its ticks, its
+// M, and that M's current G). Each is a sync/atomic value behind the same
+// methods (Load, Store, CompareAndSwap, Add, Swap), so code reads as if it
+// used sync/atomic directly; what the wrapper adds is a scheduling point
+// before every operation.
 //
 // A scheduling point does nothing unless a test installs a hook
 // (setInterleaveHook). The hidden tests do, to run a few threads one
@@ -68,6 +69,10 @@ type atomicInt64 struct{ v atomic.Int64 }
 func (a *atomicInt64) Load() int64           { schedPoint(); return a.v.Load() }
 func (a *atomicInt64) Store(val int64)       { schedPoint(); a.v.Store(val) }
 func (a *atomicInt64) Add(delta int64) int64 { schedPoint(); return a.v.Add(delta) }
+func (a *atomicInt64) Swap(new int64) (old int64) {
+	schedPoint()
+	return a.v.Swap(new)
+}
 func (a *atomicInt64) CompareAndSwap(old, new int64) bool {
 	schedPoint()
 	return a.v.CompareAndSwap(old, new)

@@ -104,7 +104,9 @@ func checkTimers(mp *m) (pollUntil int64) {
 // netpollBreak. The caller has won sched.lastpoll (it is the only M
 // waiting for timers). It returns true with a P acquired if one is idle
 // afterwards, so that the caller can go and run the timers; false if the
-// caller should park (stopm).
+// caller should park (stopm). wasSpinning says whether mp was spinning
+// before it stopped to give up its P: if so, it spins again on the P it
+// acquires, as after findRunnable's other last looks.
 //
 // Mirrors the netpoll block at the end of findRunnable (proc.go:3732).
 func blockUntilTimer(mp *m, pollUntil int64, wasSpinning bool) bool {

@@ -273,8 +273,11 @@ type schedt struct {
 	sysmonnote note        // wakes sysmon from the deep sleep
 
 	// The M that waits for the next timer stands in for the runtime's
-	// netpoll block: lastpoll == 0 while some M is blocked there.
-	lastpoll  atomic.Int64
+	// netpoll block: lastpoll == 0 while some M is blocked there. An M
+	// claims that role with lastpoll.Swap(0), and other Ms without a P may
+	// claim it at the same moment: lastpoll and pollUntil are scheduling
+	// points (see atomics.go).
+	lastpoll  atomicInt64
 	pollUntil atomicInt64 // when that M will wake, 0 if none
 	pollnote  note        // breaks that M's sleep (netpollBreak)
 

@@ -435,6 +435,42 @@ func TestL04IdlePsSkipped(t *testing.T) {
 			t.Fatalf("idle P1 held G 1, G 2 and now holds %v: idle Ps must not be stolen from", got)
 		}
 	}
+
+	// Only the Ps in idlepMask are skipped, whatever the status of the
+	// others. sysmon retook P1 from a system call (_Psyscall to _Pidle) and
+	// handoffp is starting an M for the Gs on its ring: P1 is _Pidle, but
+	// not on the idle list and not in idlepMask. Until that M runs, a thief
+	// may take them.
+	sched, _ = l04sched(2, 0)
+	mp = l04m(sched, 0)
+	retaken := kitTakeP(sched, 1) // _Pidle, off the idle list, out of idlepMask, no M
+	for _, gp := range kitGs(sched, 1, 4) {
+		runqputtail(retaken, gp)
+	}
+	// The new M arrives (acquirep) only if this one comes back from giving
+	// up a second time: if it skipped P1, it has checkRunqsNoP's P to spin
+	// on and P1's Gs to look for, round and round.
+	newM := &m{sched: sched, id: 201}
+	newM.park.init()
+	stops, arrived := 0, false // only touched on this M's goroutine until it returns
+	sched.trace = func(ev Event) {
+		if ev.Kind == EvSpinStop {
+			if stops++; stops == 2 {
+				arrived = true
+				acquirep(newM, retaken)
+			}
+		}
+	}
+	setup = "P1 was retaken from a system call by sysmon and is being handed off to a new M (status _Pidle, no M yet, but not on the idle list and not in idlepMask) with G 1..G 4 on its ring; P0 has nothing"
+	gp, _, parked = l04find(t, mp)
+	if parked || gp == nil || gp.goid != 2 || arrived {
+		what := fmt.Sprintf("findRunnable returned %s (parked=%v)", kitID(gp), parked)
+		if arrived {
+			what = fmt.Sprintf("this M gave up (stopSpinning) twice without stealing from P1, until P1's new M took it; then findRunnable returned %s (parked=%v)", kitID(gp), parked)
+		}
+		t.Fatalf("%s: %s; want G 2, stolen from P1 at once (the older half, G 1 and G 2, returning the last): skip the Ps in sched.idlepMask, not those whose status is _Pidle. "+
+			"A P is _Pidle without being idle while it changes hands (retaken from a system call, handed to a new M), and its Gs wait for whoever comes first"+kitHint(l04), setup, what)
+	}
 }
 
 // TestL04SpinningGate: findRunnable steals only if shouldSpin lets it, and
@@ -498,6 +534,34 @@ func TestL04NeedSpinning(t *testing.T) {
 	}
 	if !mp.spinning || sched.nmspinning.Load() != 2 || sched.needspinning.Load() != 0 {
 		t.Fatalf("%s: afterwards mp.spinning = %v, nmspinning = %d, needspinning = %d; want true, 2, 0 (becomeSpinning)", setup, mp.spinning, sched.nmspinning.Load(), sched.needspinning.Load())
+	}
+
+	// An M that is already spinning (started spinning by wakep, which does
+	// not clear needspinning) does not answer the request: it is already
+	// what the request asks for, and counting it again leaves nmspinning one
+	// too high for ever.
+	sched, _ = l04sched(2, 0)
+	mp = l04m(sched, 0)
+	l04busy(sched, 1)
+	mp.spinning = true
+	sched.nmspinning.Store(1) // this M
+	sched.needspinning.Store(1)
+	var starts atomic.Int32
+	sched.trace = func(ev Event) {
+		if ev.Kind == EvSpinStart {
+			starts.Add(1)
+		}
+	}
+	setup = "2 Ps: P0 (this M) and P1 busy, every queue empty; this M is spinning (nmspinning = 1: it was started spinning by wakep) and sched.needspinning = 1 (an M that stopped spinning earlier found work but no idle P)"
+	gp, _, parked = l04find(t, mp)
+	if !parked {
+		t.Fatalf("%s: findRunnable returned %s; want it to park: there is no work anywhere"+kitHint(l04), setup, kitID(gp))
+	}
+	if n := sched.nmspinning.Load(); n != 0 || mp.spinning || starts.Load() != 0 {
+		t.Fatalf("%s: findRunnable parked the M with nmspinning = %d and mp.spinning = %v, and called becomeSpinning %d time(s) on the way (EvSpinStart); want 0, false and no call. "+
+			"This M was already spinning, so it must not answer needspinning: becomeSpinning again counts it twice, its one stopSpinning uncounts it once, and nmspinning stays 1 with nobody spinning (every later wakep then trusts that spinner and wakes nobody). "+
+			"Only an M that is not spinning answers the request: !mp.spinning && sched.needspinning.Load() == 1"+kitHint(l04),
+			setup, n, mp.spinning, starts.Load())
 	}
 }
 

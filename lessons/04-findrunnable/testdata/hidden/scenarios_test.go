@@ -514,6 +514,59 @@ func TestL04GiveUpGlobal(t *testing.T) {
 			t.Fatalf("%s: after stopping spinning, the M became spinning again on P %d (the trace's EvSpinStart), want P %d: acquirep the new P first, then becomeSpinning"+kitHint(l04), setup, ev.P, mp.p.id)
 		}
 	}
+
+	// The same look, but the P this M has just released is gone: the
+	// moment it stops spinning, an M leaving a system call takes P0 (the
+	// top of the idle list) and Gs land on the global queue. The idle P the
+	// M takes for them is P1, and the batch goes onto P1's ring.
+	sched = l04sSched(2, Config{Debug: true})
+	mp = l04sM(sched, 0)
+	p0, p1 := mp.p, sched.allp[1]
+	leaving := &m{sched: sched, id: 300}
+	leaving.park.init()
+	injected, late := false, false // only touched on the M's goroutine until it returns
+	sched.trace = func(ev Event) {
+		if ev.Kind != EvSpinStop || injected || late {
+			return
+		}
+		// As in TestL04RecheckAfterSpinning: if the M stopped spinning
+		// while holding sched.lock, nothing can happen until it lets go.
+		locked := false
+		for k := 0; k < 1000 && !locked; k++ {
+			if locked = sched.lock.TryLock(); !locked {
+				time.Sleep(time.Microsecond)
+			}
+		}
+		if !locked {
+			late = true
+			return
+		}
+		defer sched.lock.Unlock()
+		if sched.pidle != p0 {
+			late = true // P0 is not the last P released: not this scenario
+			return
+		}
+		sched.pidleget()
+		acquirep(leaving, p0)
+		for _, gp := range kitGs(sched, 1, 300) {
+			sched.runq.pushBack(gp)
+		}
+		injected = true
+	}
+	setup = "2 Ps, P1 idle, every queue empty (Config.Debug); this M spins, finds nothing and releases P0; the moment it stops spinning, an M leaving a system call takes P0 (the top of the idle list) and G 1..G 300 land on the global queue"
+	r = l04sFind(t, mp, l04sOpts{setup: setup})
+	if !injected {
+		return // P0 was not released yet, or sched.lock was held: not graded here
+	}
+	if r.parked || r.gp == nil || r.gp.goid != 1 || mp.p != p1 {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v) holding P %d; want G 1, holding P1: after stopSpinning, with Gs on the global queue, take an idle P (pidlegetSpinning gives P1), a batch onto its ring, and acquirep it"+kitHint(l04),
+			setup, kitID(r.gp), r.parked, pidOf(mp.p))
+	}
+	if got, want := l04ring(p1), l04ids(2, 127); !l04same(got, want) || len(l04ring(p0)) != 0 {
+		t.Fatalf("%s: findRunnable returned G 1 holding P1, whose ring holds %s, and P0's ring holds %s; want %s on P1's and P0's empty: "+
+			"the batch goes onto the ring of the P you took for it (pidlegetSpinning), the one you then acquirep. P0 stopped being yours when you released it: another M owns it now, and only a P's owner may put Gs on its ring"+kitHint(l04),
+			setup, l04list(got), l04list(l04ring(p0)), l04list(want))
+	}
 }
 
 // TestL04GiveUpSpinning: the two ways an M about to park spins instead:
@@ -606,7 +659,7 @@ func TestL04Timers(t *testing.T) {
 	sched = l04sSched(1, Config{Nanotime: clock.Load, Debug: true})
 	mp = l04sM(sched, 0)
 	l04sSleeper(sched, 5, when)
-	setup = "1 P, every queue empty, no M waiting for timers (sched.lastpoll != 0); G 5 sleeps on a timer due in an hour (injected clock)"
+	setup = "1 P, every queue empty, no M waiting for timers (sched.lastpoll != 0); G 5 sleeps on a timer due in an hour (injected clock); this M spins (nobody else does) and finds nothing to steal"
 	waited, lastpoll := false, int64(0)
 	r = l04sFind(t, mp, l04sOpts{
 		setup: setup,
@@ -631,6 +684,11 @@ func TestL04Timers(t *testing.T) {
 	}
 	if r.gp == nil || r.gp.goid != 5 || mp.p == nil {
 		t.Fatalf("%s: the timer came due and the wait ended; findRunnable returned %s, want G 5: when blockUntilTimer returns true (it took a P), start over"+kitHint(l04), setup, kitID(r.gp))
+	}
+	if !mp.spinning || sched.nmspinning.Load() != 1 {
+		t.Fatalf("%s: this M was spinning when it gave up, waited for the timer and got a P back; findRunnable returned G 5 with mp.spinning = %v, nmspinning = %d; want true, 1: "+
+			"pass blockUntilTimer the wasSpinning you saved before stopSpinning (mp.spinning is always false by then), so that the M spins again on its new P, as after the other last looks, and resetspinning wakes a successor if G 5 was not alone"+kitHint(l04),
+			setup, mp.spinning, sched.nmspinning.Load())
 	}
 
 	// Another M waits for timers (sched.lastpoll == 0) until sched.pollUntil:
@@ -686,6 +744,67 @@ func TestL04Timers(t *testing.T) {
 			t.Fatalf("%s: this M parked without waking the other (netpollBreak); want it woken: if pollerPollUntil := sched.pollUntil.Load() is 0 or later than this timer (pollerPollUntil == 0 || pollerPollUntil > pollUntil), netpollBreak, or G 5 runs late"+kitHint(l04), setup)
 		case !c.wake && broke:
 			t.Fatalf("%s: this M woke the other (netpollBreak) before parking; want it left asleep: it will wake in time for G 5 (wake it only if pollerPollUntil == 0 || pollerPollUntil > pollUntil)"+kitHint(l04), setup)
+		}
+	}
+}
+
+// TestL04OneTimerWaiter: at most one M waits for timers. Another M without
+// a P, at the end of its own findRunnable, may claim the wait at any moment
+// of this M's give-up: the test makes its claim at each of this M's
+// scheduling points in turn (every atomic operation it makes once it has
+// released its P, sched.lastpoll's included), one run per point. Claimed
+// with one sched.lastpoll.Swap(0), the wait goes to exactly one of the two;
+// looked at with Load and then taken with Store(0), a claim that lands
+// between the two leaves both Ms waiting, each believing it is the only one.
+func TestL04OneTimerWaiter(t *testing.T) {
+	when := l04sT0 + int64(time.Hour)
+	later := when + int64(time.Hour)
+	const setup = "2 Ps, P1 busy, every queue empty, no M waiting for timers (sched.lastpoll != 0); G 5 sleeps until T+1h and G 6 until T+2h (injected clock); " +
+		"another M, without a P, saw only G 6's timer and is about to wait for it: at one moment while this M gives up, its sched.lastpoll.Swap(0) claims the wait (if lastpoll is not 0 yet), and it sleeps until T+2h"
+	for k := 1; k <= 200; k++ {
+		var clock atomic.Int64
+		clock.Store(l04sT0)
+		sched := l04sSched(2, Config{Nanotime: clock.Load, Debug: true})
+		mp := l04sM(sched, 0)
+		l04sBusy(sched, 1) // no idle P: a wakep (from goready) starts no real M
+		l04sSleeper(sched, 5, when)
+		l04sSleeper(sched, 6, later)
+		at := 0 // only ever touched on the M's goroutine
+		var injected, otherWaits atomic.Bool
+		both := false
+		waited := false
+		l04sFind(t, mp, l04sOpts{
+			setup: fmt.Sprintf("%s (the claim comes at this M's scheduling point %d after it released its P)", setup, k),
+			onPoint: func() {
+				if injected.Load() || mp.p != nil || sched.lastpoll.v.Load() == 0 {
+					return
+				}
+				if at++; at != k {
+					return
+				}
+				injected.Store(true)
+				if sched.lastpoll.v.Swap(0) != 0 {
+					// The other M won the wait: it sleeps until G 6's timer.
+					otherWaits.Store(true)
+					sched.pollUntil.v.Store(later)
+				}
+			},
+			watch: func() {
+				if !waited && sched.pollUntil.v.Load() == when {
+					// This M waits for G 5's timer: time passes.
+					waited, both = true, otherWaits.Load()
+					clock.Store(when)
+					netpollBreak(sched)
+				}
+			},
+		})
+		if both {
+			t.Fatalf("%s: at this M's scheduling point %d after it released its P, the other M claimed the wait (its sched.lastpoll.Swap(0) returned non-zero); this M then waited for G 5's timer too (blockUntilTimer): "+
+				"two Ms waiting for timers, each believing it is the only one (a later timer wakes only one of them, and sched.pollUntil speaks for one). "+
+				"Claim the wait in one atomic step, sched.lastpoll.Swap(0) != 0, so that exactly one M wins it: a Load, then a Store(0), lets a claim land in between"+kitHint(l04), setup, k)
+		}
+		if !injected.Load() {
+			return // every scheduling point has had its turn
 		}
 	}
 }

@@ -207,10 +207,11 @@ func (ord *randomOrder) reset(count uint32) {
 	ord.count, ord.coprimes = count, list
 }
 
-// start picks the increment from i's low bits and the first P from the rest.
+// start takes the first P from i mod count and the increment from the
+// quotient, so that the two do not come from the same bits of i.
 func (ord *randomOrder) start(i uint32) randomEnum {
-	n := uint32(len(ord.coprimes))
-	return randomEnum{count: ord.count, pos: (i / n) % ord.count, inc: ord.coprimes[i%n]}
+	q, r := i/ord.count, i%ord.count
+	return randomEnum{count: ord.count, pos: r, inc: ord.coprimes[q%uint32(len(ord.coprimes))]}
 }
 
 //kata:given
