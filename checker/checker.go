@@ -112,6 +112,7 @@ type LessonResult struct {
 	MaxScore      int          `json:"max_score"`
 	Tests         []TestResult `json:"tests"`
 	CompileErrors []string     `json:"compile_errors,omitempty"`
+	NotCompiled   bool         `json:"not_compiled,omitempty"` // the build failed: no test ran
 	VetProblems   []string     `json:"vet_problems,omitempty"` // the rules of lesson files they break (package vet): not compiled
 	Error         string       `json:"error,omitempty"`
 	WallTime      float64      `json:"wall_seconds"`
@@ -227,6 +228,7 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 			break
 		}
 		if rr.s.buildFailed {
+			res.NotCompiled = true
 			res.CompileErrors = c.compileErrorsIn(rr.mod, rr.s.buildOutput, replace)
 			msg := "does not compile"
 			if len(res.CompileErrors) > 0 {

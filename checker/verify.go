@@ -89,9 +89,12 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 			}
 			files[f] = p
 		}
-		// A mutant is a mistake, not an attack: refused by the vetter, it
-		// would fail without the tests having caught the mistake.
-		check("mutant", m.Name, "a failure", files, func(r *LessonResult) bool { return r.Status == StatusFail && len(r.VetProblems) == 0 })
+		// A mutant is a mistake, not an attack: refused by the vetter, or
+		// not compiling, it would fail without the tests having caught the
+		// mistake.
+		check("mutant", m.Name, "a failure", files, func(r *LessonResult) bool {
+			return r.Status == StatusFail && len(r.VetProblems) == 0 && !r.NotCompiled
+		})
 	}
 
 	if l.Alternates != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/gmp-kata/gmp-kata/lessons"
 	_ "github.com/gmp-kata/gmp-kata/lessons/all"
@@ -73,5 +74,39 @@ func TestVerify(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVerifyRefusesAMutantThatDoesNotCompile: a mutant fails the lesson
+// either way, but one that does not compile tests nothing, so verify calls
+// its verdict wrong rather than count it as caught.
+func TestVerifyRefusesAMutantThatDoesNotCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades the reference and the skeleton of lesson 01 too")
+	}
+	c := sharedChecker(t)
+	l, err := lessons.Default.Lookup("01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ll := *l
+	ll.Alternates = nil
+	ll.Mutants = fstest.MapFS{"unused-variable.txt": {Data: []byte("# an unused variable: the compiler refuses it\n=== runq.go\n<<<<<<<\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n=======\n\tunused := 0\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n>>>>>>>\n")}}
+	verdicts, err := c.Verify(context.Background(), &ll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, v := range verdicts {
+		if v.Kind != "mutant" {
+			continue
+		}
+		found = true
+		if v.OK || !v.Result.NotCompiled {
+			t.Errorf("mutant %s: OK = %v, NotCompiled = %v; want a wrong verdict for a mutant that does not compile (%s)", v.Name, v.OK, v.Result.NotCompiled, v.Result.CompileErrors)
+		}
+	}
+	if !found {
+		t.Fatal("no mutant was graded")
 	}
 }
