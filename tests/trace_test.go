@@ -33,8 +33,12 @@ func TestTraceCompare(t *testing.T) {
 	require.Contains(t, out, "== your scheduler (your files of lesson 01")
 	require.Contains(t, out, "== the reference")
 	require.Equal(t, 2, strings.Count(out, "201 Gs created, 201 finished"), "both runs ran every G: %s", out)
-	page, err := os.ReadFile(filepath.Join(ws, "trace-imbalance.html"))
+	// In a workspace the page goes to traces/, not beside the Go files.
+	page, err := os.ReadFile(filepath.Join(ws, "traces", "trace-imbalance.html"))
 	require.NoError(t, err)
+	require.Contains(t, out, filepath.Join(ws, "traces", "trace-imbalance.html"), "kata says where the page is")
+	_, err = os.Stat(filepath.Join(ws, "trace-imbalance.html"))
+	require.True(t, os.IsNotExist(err), "no page in the workspace's root")
 	require.Equal(t, 2, strings.Count(string(page), `<svg class="timeline"`), "one timeline per run")
 	require.Contains(t, string(page), "Seed 7.")
 

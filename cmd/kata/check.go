@@ -128,7 +128,7 @@ func runCheck(c *cli.Context) error {
 		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), o)
 		live.clear()
 		if !focused {
-			record(ws, l, res)
+			record(ws, l, res, false)
 		}
 		if res.Status == checker.StatusPass {
 			passed++
@@ -259,12 +259,18 @@ func learnerOptions(c *cli.Context) checker.Options {
 	return checker.Options{NoRace: c.Bool("no-race"), MaxTimeouts: 1}
 }
 
-// record stores a lesson's result in the workspace's progress.
-func record(ws *workspace.Workspace, l *lessons.Lesson, res *checker.LessonResult) {
+// record stores a lesson's result in the workspace's progress: a check
+// the learner asked for, or (saved) one kata watch made on a save.
+func record(ws *workspace.Workspace, l *lessons.Lesson, res *checker.LessonResult, saved bool) {
 	if res.Status == checker.StatusError {
 		return
 	}
-	ws.Progress.Lesson(l.ID).Record(res.Status, res.Score, res.MaxScore, time.Now())
+	lp := ws.Progress.Lesson(l.ID)
+	if saved {
+		lp.RecordSave(res.Status, res.Score, res.MaxScore, time.Now())
+		return
+	}
+	lp.Record(res.Status, res.Score, res.MaxScore, time.Now())
 }
 
 // checkExit turns results into kata's exit code: 3 if any could not run, 1

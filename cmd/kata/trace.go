@@ -13,6 +13,7 @@ import (
 	"github.com/gmp-kata/gmp-kata/internal/diagram"
 	"github.com/gmp-kata/gmp-kata/internal/scenario"
 	"github.com/gmp-kata/gmp-kata/internal/tracejson"
+	"github.com/gmp-kata/gmp-kata/internal/workspace"
 	"github.com/gmp-kata/gmp-kata/lessons"
 	"github.com/urfave/cli/v2"
 )
@@ -78,7 +79,7 @@ func runTrace(c *cli.Context) error {
 	}
 	file := c.String("out")
 	if file == "" {
-		file = "trace-" + s.Name + ".html"
+		file = defaultTraceFile(c, s.Name)
 	}
 	if err := checkTraceFile(file, "-o", c.Bool("force"), isTracePage); err != nil {
 		return usageError(err.Error())
@@ -152,6 +153,22 @@ func runTrace(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// defaultTraceFile is where a page goes without -o: in a workspace, its
+// traces/ directory (made if need be), so that pages do not pile up beside
+// the learner's Go files; elsewhere, the current directory.
+func defaultTraceFile(c *cli.Context, name string) string {
+	base := "trace-" + name + ".html"
+	ws, err := workspace.Find(c.String("workspace"))
+	if err != nil {
+		return base
+	}
+	dir := filepath.Join(ws.Dir, "traces")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return base
+	}
+	return filepath.Join(dir, base)
 }
 
 // checkTraceFile refuses to overwrite a file kata trace did not write:

@@ -96,7 +96,7 @@ func runWatch(c *cli.Context) error {
 				fmt.Fprintln(w, "Stopped.") // Ctrl-C mid-check: no grade, and nothing to report
 				return nil
 			}
-			record(ws, l, res)
+			record(ws, l, res, true)
 			if err := ws.Save(); err != nil {
 				return couldNot(err)
 			}

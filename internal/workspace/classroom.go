@@ -35,6 +35,8 @@ var classroomYAML string
 
 const classroomGitIgnore = `# kata's backups of files it replaced (kata reset, kata init --force)
 .kata/backup/
+# kata trace's pages
+traces/
 `
 
 // Classroom returns the files AddClassroom writes, for kata version (a

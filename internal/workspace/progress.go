@@ -25,8 +25,9 @@ type LessonProgress struct {
 	Status    string    `json:"status"` // "", "pass" or "fail"
 	Score     int       `json:"score"`
 	MaxScore  int       `json:"max_score"`
-	Checks    int       `json:"checks"`     // times checked
-	HintLevel int       `json:"hint_level"` // hints seen
+	Checks    int       `json:"checks"`                 // times checked with kata check
+	Saves     int       `json:"watch_checks,omitempty"` // saves that kata watch checked
+	HintLevel int       `json:"hint_level"`             // hints seen
 	CheckedAt time.Time `json:"checked_at,omitzero"`
 	PassedAt  time.Time `json:"passed_at,omitzero"`
 }
@@ -51,10 +52,21 @@ func (p *Progress) Passed(id string) bool {
 	return lp != nil && lp.Status == "pass"
 }
 
-// Record stores the result of a check.
+// Record stores the result of a check the learner asked for (kata check).
 func (lp *LessonProgress) Record(status string, score, max int, at time.Time) {
-	lp.Status, lp.Score, lp.MaxScore = status, score, max
 	lp.Checks++
+	lp.result(status, score, max, at)
+}
+
+// RecordSave stores the result of a check kata watch made when the
+// learner saved: a save is not an attempt, so it is counted apart.
+func (lp *LessonProgress) RecordSave(status string, score, max int, at time.Time) {
+	lp.Saves++
+	lp.result(status, score, max, at)
+}
+
+func (lp *LessonProgress) result(status string, score, max int, at time.Time) {
+	lp.Status, lp.Score, lp.MaxScore = status, score, max
 	lp.CheckedAt = at
 	if status == "pass" && lp.PassedAt.IsZero() {
 		lp.PassedAt = at
