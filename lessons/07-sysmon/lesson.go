@@ -53,7 +53,7 @@ func init() {
 			{Name: "TestL07RetakeLockOrder", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Stress,
 				About: "retake takes Ps over and over while another thread takes sched.lock then allpLock, as procresize does: no deadlock"},
 			{Name: "TestL07RetakeInterleavings", Points: 7, Timeout: 60 * time.Second, Kind: lessons.Exact,
-				About: "retake against the P's M, one atomic operation at a time: the CAS on a syscall exit, status and ticks read once, the tick bumped before the hand-off"},
+				About: "retake against the P's M, one atomic operation at a time: the CAS on a syscall exit (nmidlelocked back to 0 whoever wins), status and ticks read once, the tick bumped before the hand-off"},
 			{Name: "TestL07PreemptoneInterleavings", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "preemptone while the P's M changes pp.m and m.curg: each link read once, the G flagged the one reported"},
 			{Name: "TestL07SysmonDeepSleepTimer", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Timing,
