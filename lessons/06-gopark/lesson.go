@@ -23,7 +23,7 @@ func init() {
 			{Name: "TestL06UnlockfRunsAfterPark", Points: 15, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "when unlockf runs, the G is _Gwaiting with its wait reason and off its M (mp.curg and gp.m nil)"},
 			{Name: "TestL06DeclinedParkRunsAgain", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
-				About: "an unlockf that returns false makes the G run again at once, on the same M, before the G in runnext"},
+				About: "an unlockf that returns false makes the G run again at once, on the same M, before the G in runnext, and leaves the run queue as it was"},
 			{Name: "TestL06ReadyRunnext", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "goready puts the G in runnext (the old runnext kicked to the ring) and wakes an idle P; ready(next=false) uses the tail"},
 			{Name: "TestL06ReadyNotWaitingPanics", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,

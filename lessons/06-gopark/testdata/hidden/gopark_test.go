@@ -170,19 +170,24 @@ func TestL06UnlockfRunsAfterPark(t *testing.T) {
 }
 
 // TestL06DeclinedParkRunsAgain: an unlockf that returns false makes the G
-// run again at once, on the same M and P, before anything queued there.
-// One P, so that nothing else can run meanwhile.
+// run again at once, on the same M and P, before anything queued there, and
+// without touching the run queue. One P, so that nothing else can run
+// meanwhile.
 func TestL06DeclinedParkRunsAgain(t *testing.T) {
 	var probs l06problems
 	var childRuns atomic.Int32
 	const rounds = 20
 	err := kitRun(t, Config{Procs: 1}, 20*time.Second, func(gp *G) {
 		for r := 0; r < rounds; r++ {
-			// A new G goes in this P's runnext: it would run next if the
-			// parent were queued instead of resumed.
+			// Two new Gs: the first goes in this P's runnext, and the
+			// second kicks it to the ring and takes its place. The one in
+			// runnext would run next if the parent were queued instead of
+			// resumed.
+			gp.Go(func(*G) { childRuns.Add(1) })
 			gp.Go(func(*G) { childRuns.Add(1) })
 			mp, pp := gp.m, gp.m.p
 			before := childRuns.Load()
+			nextBefore, ringBefore := pp.runnext.Load(), l06ring(pp)
 			var statusInUnlockf uint32
 			gopark(gp, func(pg *g, _ unsafe.Pointer) bool {
 				statusInUnlockf = readgstatus(pg)
@@ -203,14 +208,21 @@ func TestL06DeclinedParkRunsAgain(t *testing.T) {
 				probs.addf("after its unlockf returned false, G %d is %s (M's curg %s), want running on its M", gp.goid, gStatusString(s), kitID(mp.curg.Load()))
 				return
 			}
+			if next, ring := pp.runnext.Load(), l06ring(pp); next != nextBefore || fmt.Sprint(ring) != fmt.Sprint(ringBefore) {
+				probs.addf("after its unlockf returned false, G %d ran again, but its P's run queue changed: before the park, runnext was %s and the ring %v; after, runnext is %s and the ring %v. "+
+					"The declined G went through the run queue (runqput into runnext kicks the G waiting there to the ring's tail, behind the others, and a spinning M could steal the declined G meanwhile). "+
+					"park_m must hand the G straight back to execute (make it _Grunnable and return gp, true) and leave the run queue as it was",
+					gp.goid, kitID(nextBefore), ringBefore, kitID(next), ring)
+				return
+			}
 		}
 	})
 	probs.check(t)
 	if err != nil {
 		t.Fatalf("G 1 parked with an unlockf that returns false, and then Wait returned: %s\nA G whose unlockf returns false must not stay parked: park_m makes it runnable again and returns it, to run at once%s", l06err(err), kitHint(l06))
 	}
-	if n := childRuns.Load(); n != rounds {
-		t.Fatalf("%d children were started, %d ran%s", rounds, n, kitHint(l06))
+	if n := childRuns.Load(); n != 2*rounds {
+		t.Fatalf("%d children were started, %d ran%s", 2*rounds, n, kitHint(l06))
 	}
 }
 

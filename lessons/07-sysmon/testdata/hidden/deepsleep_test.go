@@ -6,7 +6,9 @@ package sched
 // --mutate 07) that passed every other test.
 
 import (
+	"bytes"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -487,4 +489,124 @@ func TestL07SysmonLongIdle(t *testing.T) {
 		"With a G running on the only P and nothing to retake, the back-off holds however long sysmon stays idle: "+l07backoffRule+", and 10ms every round after that, until a retake or a wake-up resets idle.")
 	stop.Store(true)
 	l07finish(t, rt, 10*time.Second)
+}
+
+// l07blockedOnMutex reports whether goroutine id is blocked in
+// sync.Mutex.Lock (its status in a stack dump).
+func l07blockedOnMutex(id uint64) bool {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	return bytes.Contains(buf, fmt.Appendf(nil, "goroutine %d [sync.Mutex.Lock", id))
+}
+
+// TestL07SysmonDeepSleepRecheck: every P is idle, so sysmon sets out for
+// its deep sleep; but before it gets sched.lock, a P comes back to life. An
+// M takes it under sched.lock (as an M leaving a syscall takes an idle P),
+// and its G enters a syscall at once: entersyscall finds sysmonwait still
+// false and wakes nobody. Only sysmon's second look, under the lock, can
+// see that a P is no longer idle; without it, sysmon sleeps for 60s while
+// the P sits in its syscall.
+//
+// The test holds sched.lock from sysmon's first sleep on, waits until
+// sysmon is blocked on it (its goroutine's status in a stack dump), and
+// brings the P to life meanwhile: the window is opened by design, not by
+// luck.
+func TestL07SysmonDeepSleepRecheck(t *testing.T) {
+	var probs l07problems
+	var sched atomic.Pointer[schedt]
+	var syscallP atomic.Pointer[p]
+	var giveUp atomic.Bool
+	start, locked := make(chan struct{}), make(chan struct{})
+	c := l07newDclock(func(n int, usec int64) {
+		if n == 1 {
+			<-start
+			if !giveUp.Load() {
+				sched.Load().lock.Lock() // unlocked by the test's goroutine
+				close(locked)
+			}
+		}
+	})
+	const bug = "every P was idle when sysmon looked, so it set out for its deep sleep; before it got sched.lock, P %d came back to life: " +
+		"an M took it (under sched.lock, as an M leaving a syscall takes an idle P) and its G entered a syscall at once, finding sched.sysmonwait still false, so it woke nobody. " +
+		"Then sysmon set sysmonwait and %s, with P %d in that syscall: nothing would take the P back, or run what waits behind it, for up to 60s. " +
+		"Check \"every P idle\" (or the world stopped) again under sched.lock, just before you set sysmonwait: a P taken meanwhile shows there (npidle < gomaxprocs)"
+	trace := func(ev Event) {
+		if ev.Kind != EvSysmonSleep {
+			return
+		}
+		if pp := syscallP.Load(); pp != nil && pp.status.Load() == _Psyscall {
+			probs.add(bug, pp.id, "went into its deep sleep (EvSysmonSleep)", pp.id)
+		}
+	}
+	rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: trace})
+	sched.Store(rt.sched)
+	s := rt.sched
+	defer l07close(t, rt)
+	var startOnce sync.Once
+	defer startOnce.Do(func() { giveUp.Store(true); close(start) })
+	startOnce.Do(func() { close(start) })
+	select {
+	case <-locked:
+	case <-time.After(10 * time.Second):
+		giveUp.Store(true)
+		t.Fatalf("sysmon asked for no sleep (Config.Usleep) within 10s%s", kitHint(l07))
+	}
+	var unlockOnce sync.Once
+	unlock := func() { unlockOnce.Do(s.lock.Unlock) }
+	defer unlock()
+
+	c.mu.Lock()
+	id := c.sysmon
+	c.mu.Unlock()
+	if !l07await(10*time.Second, func() bool { return l07blockedOnMutex(id) }) {
+		t.Fatalf("with every P idle and no timer, sysmon came out of its first sleep and did not wait for sched.lock within 10s (it asked for %d sleeps; sysmonwait = %v): "+
+			"to go into its deep sleep, sysmon takes sched.lock, checks again, sets sched.sysmonwait and unlocks%s", c.count(), s.sysmonwait.Load(), kitHint(l07))
+	}
+
+	// sysmon waits for sched.lock, which the test holds. An M takes the idle
+	// P and runs a G (hand-made: nothing runs them) that enters a syscall.
+	if s.sysmonwait.Load() {
+		t.Fatalf("sched.sysmonwait was set while the test held sched.lock: sysmon sets it only under sched.lock, or a G entering a syscall may miss it%s", kitHint(l07))
+	}
+	pp := s.pidleget()
+	if pp == nil {
+		t.Fatalf("test setup: no idle P")
+	}
+	mp := &m{sched: s, id: 900}
+	mp.park.init()
+	acquirep(mp, pp)
+	gp := kitG(s, 900)
+	gp.atomicstatus.Store(_Grunning)
+	gp.m = mp
+	mp.curg.Store(gp)
+	// The P has run and made a syscall before: sysmon's first look at the
+	// new one is a first sighting, and the time slice is a new one.
+	pp.schedtick.Store(1)
+	pp.syscalltick.Store(1)
+	gp.atomicstatus.Store(_Gsyscall)
+	l07enterSyscall(mp, pp) // sysmonwait is false: entersyscall wakes nobody
+	syscallP.Store(pp)
+	unlock()
+
+	// With no P idle and no M spinning, the P is worth taking on sysmon's
+	// second sighting of the syscall.
+	taken := func() bool { return pp.status.Load() != _Psyscall }
+	deepWithSyscall := func() bool { return s.sysmonwait.Load() && !taken() }
+	if !l07await(10*time.Second, func() bool { return taken() || probs.first() != "" || deepWithSyscall() }) {
+		t.Fatalf("P %d has been in a syscall for 10s (real time; sysmon asked for %d sleeps), no P idle, no M spinning, and sysmon never took it (sysmonwait = %v)%s",
+			pp.id, c.count(), s.sysmonwait.Load(), kitHint(l07))
+	}
+	if p := probs.first(); p != "" {
+		t.Fatalf("%s%s", p, kitHint(l07))
+	}
+	if deepWithSyscall() {
+		t.Fatalf(bug+"%s", pp.id, "went into its deep sleep (sysmonwait set)", pp.id, kitHint(l07))
+	}
 }

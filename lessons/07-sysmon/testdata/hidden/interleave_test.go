@@ -88,6 +88,9 @@ var l07Scenarios = []l07Scenario{
 			case !won && ms.handed(pp) == nil:
 				return fmt.Sprintf("retake took P %d but handed it to no M (handoffp)", pp.id), nil
 			}
+			if msg := l07idlelockedBack(sched, pp, won); msg != "" {
+				return msg, nil
+			}
 			return "", nil
 		},
 	},
@@ -325,13 +328,86 @@ func l07enterLeave(t *testing.T) string {
 	return ""
 }
 
+// l07idlelockedBack says what is wrong if sched.nmidlelocked is not back
+// to 0 after retake, "" if it is. won: the M leaving its syscall won the P
+// back, so retake's CAS failed.
+func l07idlelockedBack(sched *schedt, pp *p, won bool) string {
+	sched.lock.Lock()
+	n := sched.nmidlelocked
+	sched.lock.Unlock()
+	if n == 0 {
+		return ""
+	}
+	what := fmt.Sprintf("retake took P %d", pp.id)
+	if won {
+		what = fmt.Sprintf("the M leaving its syscall won P %d back first (its CAS _Psyscall → _Pidle), so retake's CAS failed", pp.id)
+	}
+	return fmt.Sprintf("%s; afterwards sched.nmidlelocked is %d, want 0. retake calls sched.incidlelocked(-1) before its CAS and sched.incidlelocked(1) after it, whatever the CAS did. "+
+		"Left at %d, checkdead's count of running Ms (mcount - nmidle - nmidlelocked - nmsys) is off by %d for good: a deadlock later in the program goes unreported (Wait hangs), or checkdead panics on inconsistent counts",
+		what, n, n, -n)
+}
+
+// l07leaveDuringTake runs retake on a P worth taking (second sighting of
+// its syscall, nobody idle or spinning) while the P's M leaves its syscall
+// just before retake's atomic operation k, for every k: whoever wins the
+// status CAS owns the P, and nmidlelocked is back to 0 whoever won. It says
+// what went wrong, or "".
+func l07leaveDuringTake(t *testing.T) string {
+	try := func(k int) (ops int, problem string) {
+		sched := kitSched(1, Config{NoSysmon: true, ForcePreempt: time.Hour})
+		pp := l07syscallP(t, sched)
+		mp := l07syscallM(sched, pp, 2000)
+		ms := l07idleMs(sched)
+		if n := retake(sched, l07t0); n != 0 {
+			return 0, fmt.Sprintf("the first sighting of the syscall returned %d, want 0", n)
+		}
+		var n uint32
+		var won bool
+		segs := map[int]func(){}
+		if k > 0 {
+			segs[k] = func() { won = l07leaveSyscall(mp, pp) }
+		}
+		ops = l07inline(func() { n = retake(sched, l07t0+l07tick) }, segs)
+		where := fmt.Sprintf("P %d's M left its syscall just before retake's atomic operation %d", pp.id, k)
+		if k > ops {
+			where = fmt.Sprintf("P %d's M left its syscall after retake returned", pp.id)
+		}
+		switch {
+		case k == 0 && n != 1:
+			return ops, fmt.Sprintf("second sighting of P %d's syscall, nobody idle or spinning, and retake returned %d, want 1", pp.id, n)
+		case won && n != 0:
+			return ops, fmt.Sprintf("%s and won its P back, yet retake also took it (returned %d, gave it to %s): two owners. Take the P only if your CAS of its status from _Psyscall to _Pidle succeeds",
+				where, n, l07mName(ms.handed(pp)))
+		}
+		if msg := l07idlelockedBack(sched, pp, won); msg != "" {
+			return ops, where + ": " + msg
+		}
+		return ops, ""
+	}
+	total, msg := try(0)
+	if msg != "" {
+		return msg
+	}
+	for k := 1; k <= total+1; k++ {
+		if _, msg := try(k); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
 // TestL07RetakeInterleavings runs retake against the M that owns the P,
 // one atomic operation at a time, in orders a controlled scheduler picks,
-// and, for a G entering and leaving a syscall, in every placement: every
-// outcome must be one that some order of whole reads allows.
+// and, for a G entering and leaving a syscall and for an M leaving its
+// syscall while retake takes its P, in every placement: every outcome must
+// be one that some order of whole reads allows, and nmidlelocked is back to
+// 0 whoever won the P.
 func TestL07RetakeInterleavings(t *testing.T) {
 	if msg := l07enterLeave(t); msg != "" {
 		t.Fatalf("the G enters a syscall and leaves it while retake looks at its P (slice over, a G queued): %s%s", msg, kitHint(l07))
+	}
+	if msg := l07leaveDuringTake(t); msg != "" {
+		t.Fatalf("the M leaves its syscall while retake takes its P (second sighting, nobody idle or spinning): %s%s", msg, kitHint(l07))
 	}
 	seeds := uint64(60)
 	if testing.Short() {
