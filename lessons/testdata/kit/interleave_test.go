@@ -45,6 +45,7 @@ func kitReplay(t *testing.T, lesson string, seed uint64) string {
 
 type kitCtlThread struct {
 	name string
+	c    *kitController
 	prio int
 	turn chan struct{}
 	done bool
@@ -54,7 +55,6 @@ type kitCtlThread struct {
 type kitController struct {
 	mu      sync.Mutex
 	threads []*kitCtlThread
-	byGoid  map[uint64]*kitCtlThread
 	step    int
 	change  map[int]bool
 	low     int
@@ -70,6 +70,92 @@ func kitGoid() uint64 {
 	return id
 }
 
+// kitThreads maps the goroutine of every controlled thread, of every run
+// under way, to its thread: several runs may go at once (kitEach), each
+// with its own controller, and a scheduling point goes to the controller
+// of the goroutine that reached it. The hook is installed while any run
+// is under way.
+var kitThreads struct {
+	sync.Mutex
+	byGoid map[uint64]*kitCtlThread
+	runs   int
+	old    func() // the hook before the first run
+}
+
+// kitPoint is the hook: a scheduling point on the calling goroutine, which
+// goes to its run's controller; a goroutine no run controls goes on.
+func kitPoint() {
+	id := kitGoid()
+	kitThreads.Lock()
+	th := kitThreads.byGoid[id]
+	kitThreads.Unlock()
+	if th != nil {
+		th.c.point(th)
+	}
+}
+
+// kitRunStarts and kitRunEnds count the runs under way, installing the
+// hook for the first and restoring the one before after the last.
+func kitRunStarts() {
+	kitThreads.Lock()
+	defer kitThreads.Unlock()
+	if kitThreads.runs == 0 {
+		kitThreads.byGoid = map[uint64]*kitCtlThread{}
+		kitThreads.old = setInterleaveHook(kitPoint)
+	}
+	kitThreads.runs++
+}
+
+func kitRunEnds() {
+	kitThreads.Lock()
+	defer kitThreads.Unlock()
+	kitThreads.runs--
+	if kitThreads.runs == 0 {
+		setInterleaveHook(kitThreads.old)
+		kitThreads.old = nil
+	}
+}
+
+// kitEach runs check(i) for i = 0..n-1, on as many goroutines as the host
+// has Ps (each call may run its own kitInterleave), and returns the
+// message of the failing call with the smallest i, or "": the same answer
+// as a loop, in less time. Once a call has failed, calls past it are not
+// started.
+func kitEach(n int, check func(i int) string) string {
+	var (
+		mu    sync.Mutex
+		first = n
+		msg   string
+		next  int
+		wg    sync.WaitGroup
+	)
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := i >= n || i > first
+				mu.Unlock()
+				if stop {
+					return
+				}
+				if m := check(i); m != "" {
+					mu.Lock()
+					if i < first {
+						first, msg = i, m
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return msg
+}
+
 // kitInterleave runs the named threads (name, fn, name, fn, ...) under the
 // controlled scheduler with the given seed, depth d and an estimate of the
 // steps the run takes (where the change points fall). It returns an error
@@ -77,12 +163,14 @@ func kitGoid() uint64 {
 // something other than a scheduling point, such as a lock another thread
 // holds: only lock-free code may run under it).
 func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
+	kitRunStarts()
+	defer kitRunEnds()
 	rng := rand.New(rand.NewPCG(seed, 0x6b617461))
-	c := &kitController{byGoid: map[uint64]*kitCtlThread{}, change: map[int]bool{}}
+	c := &kitController{change: map[int]bool{}}
 	n := len(threads) / 2
 	perm := rng.Perm(n)
 	for i := 0; i < n; i++ {
-		c.threads = append(c.threads, &kitCtlThread{name: threads[2*i].(string), prio: depth + perm[i], turn: make(chan struct{}, 1)})
+		c.threads = append(c.threads, &kitCtlThread{name: threads[2*i].(string), c: c, prio: depth + perm[i], turn: make(chan struct{}, 1)})
 	}
 	for i := 0; i < depth-1; i++ {
 		c.change[1+rng.IntN(max(1, steps))] = true
@@ -94,9 +182,15 @@ func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
 		fn := threads[2*i+1].(func())
 		go func() {
 			defer finished.Done()
-			c.mu.Lock()
-			c.byGoid[kitGoid()] = th
-			c.mu.Unlock()
+			id := kitGoid()
+			kitThreads.Lock()
+			kitThreads.byGoid[id] = th
+			kitThreads.Unlock()
+			defer func() {
+				kitThreads.Lock()
+				delete(kitThreads.byGoid, id)
+				kitThreads.Unlock()
+			}()
 			ready.Done()
 			<-th.turn
 			defer c.exit(th)
@@ -111,8 +205,6 @@ func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
 		}()
 	}
 	ready.Wait()
-	old := setInterleaveHook(c.point)
-	defer setInterleaveHook(old)
 	c.mu.Lock()
 	first := c.pick()
 	c.mu.Unlock()
@@ -143,15 +235,9 @@ func (c *kitController) pick() *kitCtlThread {
 	return best
 }
 
-// point is the hook: a scheduling point on the calling goroutine.
-func (c *kitController) point() {
-	id := kitGoid()
+// point is a scheduling point of th, one of c's threads.
+func (c *kitController) point(th *kitCtlThread) {
 	c.mu.Lock()
-	th := c.byGoid[id]
-	if th == nil { // a goroutine the run does not control
-		c.mu.Unlock()
-		return
-	}
 	c.step++
 	th.run++
 	if c.change[c.step] || th.run > 1000 {
