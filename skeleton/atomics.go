@@ -5,11 +5,12 @@ import "sync/atomic"
 // The atomics of the lock-free protocols the lessons build: the ring's
 // head and tail, runnext, nmspinning, the G and P statuses, the claim and
 // the deadline of the M that waits for timers (sched.lastpoll,
-// sched.pollUntil), and what sysmon reads of a running P (its ticks, its
-// M, and that M's current G). Each is a sync/atomic value behind the same
-// methods (Load, Store, CompareAndSwap, Add, Swap), so code reads as if it
-// used sync/atomic directly; what the wrapper adds is a scheduling point
-// before every operation.
+// sched.pollUntil), what sysmon reads of a running P (its ticks, its M,
+// and that M's current G), and the flag of sysmon's deep sleep
+// (sched.sysmonwait). Each is a sync/atomic value behind the same methods
+// (Load, Store, CompareAndSwap, Add, Swap), so code reads as if it used
+// sync/atomic directly; what the wrapper adds is a scheduling point before
+// every operation.
 //
 // A scheduling point does nothing unless a test installs a hook
 // (setInterleaveHook). The hidden tests do, to run a few threads one
@@ -39,6 +40,20 @@ func schedPoint() {
 	if h := interleaveHook.Load(); h != nil {
 		(*h)()
 	}
+}
+
+// atomicBool is an atomic.Bool whose operations are scheduling points.
+type atomicBool struct{ v atomic.Bool }
+
+func (a *atomicBool) Load() bool     { schedPoint(); return a.v.Load() }
+func (a *atomicBool) Store(val bool) { schedPoint(); a.v.Store(val) }
+func (a *atomicBool) Swap(new bool) (old bool) {
+	schedPoint()
+	return a.v.Swap(new)
+}
+func (a *atomicBool) CompareAndSwap(old, new bool) bool {
+	schedPoint()
+	return a.v.CompareAndSwap(old, new)
 }
 
 // atomicUint32 is an atomic.Uint32 whose operations are scheduling points.

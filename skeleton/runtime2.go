@@ -266,11 +266,18 @@ type schedt struct {
 	}
 
 	// Stop-the-world.
-	gcwaiting  atomic.Bool // stop-the-world is pending or in effect
-	stopwait   int32       // Ps still to stop (under lock)
-	stopnote   note        // woken when stopwait reaches 0
-	sysmonwait atomic.Bool // sysmon is in its deep sleep
-	sysmonnote note        // wakes sysmon from the deep sleep
+	gcwaiting atomic.Bool // stop-the-world is pending or in effect
+	stopwait  int32       // Ps still to stop (under lock)
+	stopnote  note        // woken when stopwait reaches 0
+
+	// sysmonwait says sysmon is in its deep sleep. Whoever brings a P back
+	// to life (a syscall entering or leaving, startTheWorld, Go) finds it
+	// set under lock, clears it and wakes sysmonnote; so sysmon sets it
+	// under lock too, after its second look at the Ps, or such a waker can
+	// miss it. A scheduling point (see atomics.go): the hidden tests put a
+	// waker just before sysmon's operations on it.
+	sysmonwait atomicBool
+	sysmonnote note // wakes sysmon from the deep sleep
 
 	// The M that waits for the next timer stands in for the runtime's
 	// netpoll block: lastpoll == 0 while some M is blocked there. An M

@@ -494,6 +494,12 @@ func TestL07SysmonLongIdle(t *testing.T) {
 // l07blockedOnMutex reports whether goroutine id is blocked in
 // sync.Mutex.Lock (its status in a stack dump).
 func l07blockedOnMutex(id uint64) bool {
+	return l07goroutineIn(id, "sync.Mutex.Lock")
+}
+
+// l07goroutineIn reports whether goroutine id is blocked with one of the
+// given statuses in a stack dump ("sync.Mutex.Lock", "select", ...).
+func l07goroutineIn(id uint64, statuses ...string) bool {
 	buf := make([]byte, 1<<16)
 	for {
 		n := runtime.Stack(buf, true)
@@ -503,7 +509,12 @@ func l07blockedOnMutex(id uint64) bool {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-	return bytes.Contains(buf, fmt.Appendf(nil, "goroutine %d [sync.Mutex.Lock", id))
+	for _, status := range statuses {
+		if bytes.Contains(buf, fmt.Appendf(nil, "goroutine %d [%s", id, status)) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestL07SysmonDeepSleepRecheck: every P is idle, so sysmon sets out for
@@ -609,4 +620,161 @@ func TestL07SysmonDeepSleepRecheck(t *testing.T) {
 	if deepWithSyscall() {
 		t.Fatalf(bug+"%s", pp.id, "went into its deep sleep (sysmonwait set)", pp.id, kitHint(l07))
 	}
+}
+
+// TestL07SysmonWaitSetUnderLock: every P is idle, and sysmon sets out for
+// its deep sleep. Just then an M leaving a syscall takes the idle P (under
+// sched.lock, where it looks at sysmonwait to wake sysmon: exitsyscallfast)
+// and its G enters a syscall again at once (entersyscall looks at
+// sysmonwait too). If sysmon sets sysmonwait only after it has unlocked
+// sched.lock, the M can come in between, find sysmonwait false and wake
+// nobody: sysmon then sleeps for up to 60s with the P in a syscall.
+//
+// sysmonwait is a scheduling point (atomics.go). From sysmon's first sleep
+// on, the test counts sysmon's operations on the course's atomics and runs
+// the M just before operation k, for k = 1, 2, ... until sysmon is in its
+// deep sleep before it has made k of them: every placement, by design, not
+// by luck. The M runs on its own goroutine; while it is blocked on a mutex
+// (sched.lock, which sysmon may hold at that point: its status in a stack
+// dump), sysmon goes on.
+func TestL07SysmonWaitSetUnderLock(t *testing.T) {
+	const most = 16
+	for k := 1; k <= most; k++ {
+		if !l07wakerBefore(t, k) {
+			return
+		}
+	}
+	// A sysmon that makes this many operations between its first sleep and
+	// its deep sleep has not been found to lose the wake-up in any of them.
+}
+
+// l07wakerBefore runs one placement of TestL07SysmonWaitSetUnderLock: the M
+// comes just before sysmon's k-th operation on the course's atomics after
+// its first sleep. It reports whether sysmon made a k-th operation before
+// its deep sleep (false: no placement k, the placements are done). It fails
+// t if the wake-up was lost.
+func l07wakerBefore(t *testing.T, k int) bool {
+	t.Helper()
+	const (
+		waiting  = iota // for sysmon's first sleep
+		counting        // sysmon's operations, up to k
+		injected        // the M ran before operation k
+		passed          // sysmon went into its deep sleep first
+	)
+	var (
+		state    atomic.Int32
+		sysmonID atomic.Uint64
+		ops      atomic.Int64
+		sched    atomic.Pointer[schedt]
+		syscallP atomic.Pointer[p]
+		probs    l07problems
+		mDone    = make(chan struct{})
+	)
+	// theM is an M leaving a syscall: its old P is gone, so it takes the
+	// idle one (exitsyscallfast, which wakes sysmon if sysmonwait is set),
+	// and its G enters a syscall again at once (entersyscall, which wakes
+	// sysmon if sysmonwait is set). Hand-made: nothing else runs them.
+	theM := func(idc chan<- uint64) {
+		defer close(mDone)
+		idc <- kitGoid()
+		defer func() {
+			if r := recover(); r != nil {
+				probs.add("test setup: the M leaving its syscall panicked: %v", r)
+			}
+		}()
+		s := sched.Load()
+		mp := &m{sched: s, id: 900}
+		mp.park.init()
+		gp := kitG(s, 900)
+		gp.atomicstatus.Store(_Gsyscall)
+		gp.m = mp
+		mp.curg.Store(gp)
+		if !exitsyscallfast(mp, nil) {
+			probs.add("test setup: every P was idle, yet the M leaving its syscall found none to take")
+			return
+		}
+		pp := mp.p
+		pp.syscalltick.Add(1) // as exitsyscall does; also makes sysmon's next look a first sighting
+		casgstatus(gp, _Gsyscall, _Grunning)
+		entersyscall(gp)
+		syscallP.Store(pp)
+	}
+	hook := func() {
+		if state.Load() != counting || kitGoid() != sysmonID.Load() || ops.Add(1) != int64(k) || !state.CompareAndSwap(counting, injected) {
+			return
+		}
+		idc := make(chan uint64, 1)
+		go theM(idc)
+		id := <-idc
+		// Let sysmon go on once the M is done, or waits for a lock that
+		// sysmon may hold here.
+		if !l07await(10*time.Second, func() bool {
+			select {
+			case <-mDone:
+				return true
+			default:
+				return l07blockedOnMutex(id)
+			}
+		}) {
+			probs.add("test setup: the M leaving its syscall neither finished nor waited for a lock within 10s")
+		}
+	}
+	old := setInterleaveHook(hook)
+	defer setInterleaveHook(old)
+
+	ready := make(chan struct{}) // sched is stored: the M may come
+	c := l07newDclock(func(n int, usec int64) {
+		if n == 1 {
+			<-ready
+			sysmonID.Store(kitGoid())
+			state.CompareAndSwap(waiting, counting)
+		}
+	})
+	rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load})
+	sched.Store(rt.sched)
+	close(ready)
+	s := rt.sched
+	defer l07close(t, rt)
+
+	// Wait for the M to come, or for sysmon to be in its deep sleep (blocked
+	// on sysmonnote: notetsleep's select, or notesleep's receive) without
+	// having made k operations.
+	if !l07await(10*time.Second, func() bool {
+		if state.Load() == injected {
+			return true
+		}
+		id := sysmonID.Load()
+		return id != 0 && l07goroutineIn(id, "select", "chan receive") && state.CompareAndSwap(counting, passed)
+	}) {
+		t.Fatalf("with no G at all (every P idle) and no timer, sysmon did not go into its deep sleep within 10s (it asked for %d sleeps; sysmonwait = %v): "+
+			"when every P is idle, sysmon sleeps on sched.sysmonnote until someone wakes it%s", c.count(), s.sysmonwait.Load(), kitHint(l07))
+	}
+	if state.Load() == passed {
+		return false
+	}
+	select {
+	case <-mDone:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("every P was idle and sysmon set out for its deep sleep; an M leaving a syscall then waited over 10s for sched.lock to take the idle P: "+
+			"sysmon must unlock sched.lock before it sleeps%s", kitHint(l07))
+	}
+	if p := probs.first(); p != "" {
+		t.Fatalf("%s", p)
+	}
+	pp := syscallP.Load()
+	taken := func() bool { return pp.status.Load() != _Psyscall }
+	deepWithSyscall := func() bool { return s.sysmonwait.Load() && !taken() }
+	if !l07await(10*time.Second, func() bool { return taken() || deepWithSyscall() }) {
+		t.Fatalf("P %d has been in a syscall for 10s (real time; sysmon asked for %d sleeps), no P idle, no M spinning, and sysmon never took it (sysmonwait = %v)%s",
+			pp.id, c.count(), s.sysmonwait.Load(), kitHint(l07))
+	}
+	if deepWithSyscall() {
+		t.Fatalf("every P was idle, so sysmon set out for its deep sleep. Just then (before sysmon's operation #%d on an atomic field since its first sleep), "+
+			"an M leaving a syscall took the idle P under sched.lock, where it looks at sched.sysmonwait to wake sysmon, and its G entered a syscall at once (entersyscall looks at sysmonwait too). "+
+			"Both found sysmonwait still false and woke nobody. Then sysmon set sysmonwait and went into its deep sleep, with P %d in that syscall: "+
+			"nothing would take the P back, or run what waits behind it, for up to 60s. "+
+			"Whoever brings a P back to life looks at sysmonwait under sched.lock: set it while you still hold sched.lock (after the second look at the Ps), and unlock only after that%s",
+			k, pp.id, kitHint(l07))
+	}
+	return true
 }
