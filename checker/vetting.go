@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -49,23 +51,38 @@ func (c *Checker) vetter() (*vet.Vetter, error) {
 	return c.vet.v, c.vet.err
 }
 
-// vetFirst vets the files a grade replaces the reference's with. If they
-// break a rule, it records every test as failed, saying why, and the
-// problems in res.VetProblems.
-func (c *Checker) vetFirst(res *LessonResult, replace map[string]string, order []string, record func(name, status, msg string, elapsed float64)) error {
+// vetFirst vets the files a grade replaces the reference's with (r's
+// snapshot). If they break a rule, it records every test as failed,
+// saying why, and the problems in res.VetProblems.
+//
+// If the vetter could not read them whole (vet.Problem.Unchecked: a
+// syntax or type error), they must not run, but the compiler says what is
+// wrong better than the vetter: vetFirst compiles them, without running
+// anything, and returns that build's result for gradeRun to report as any
+// build's (a learner sees the compiler's message, as ever). If the build
+// succeeds after all, the compiler reads what the vetter could not (the
+// red team's A01: go/parser's nesting limit, which the compiler does not
+// have): the files are refused, with what the vetter said.
+func (c *Checker) vetFirst(ctx context.Context, res *LessonResult, r *run, order []string, record func(name, status, msg string, elapsed float64)) (*runResult, error) {
 	if c.vet.off {
-		return nil
+		return nil, nil
 	}
 	v, err := c.vetter()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	probs, err := v.Files(replace)
+	probs, err := v.Files(r.snapshot)
 	if err != nil {
-		return fmt.Errorf("checker: %w", err)
+		return nil, fmt.Errorf("checker: %w", err)
 	}
 	if len(probs) == 0 {
-		return nil
+		return nil, nil
+	}
+	if !slices.ContainsFunc(probs, func(p vet.Problem) bool { return !p.Unchecked() }) {
+		rr, err := c.compileOnly(ctx, r)
+		if err != nil || rr != nil {
+			return rr, err
+		}
 	}
 	for _, p := range probs {
 		res.VetProblems = append(res.VetProblems, p.String())
@@ -74,7 +91,19 @@ func (c *Checker) vetFirst(res *LessonResult, replace map[string]string, order [
 	for _, name := range order {
 		record(name, StatusFail, msg, 0)
 	}
-	return nil
+	return nil, nil
+}
+
+// compileOnly builds r's test binary and runs nothing: it returns the
+// build's result if it gave no binary (it failed, or was stopped), nil if
+// it did.
+func (c *Checker) compileOnly(ctx context.Context, r *run) (*runResult, error) {
+	if r.overlay == nil {
+		if err := r.prepare(); err != nil {
+			return nil, err
+		}
+	}
+	return r.build(ctx)
 }
 
 // vetMessage is a failed test's message for files the vetter refused:
