@@ -17,22 +17,30 @@ import (
 // A file that breaks a rule scores nothing, every test failing with the
 // first problem, and is never compiled.
 
-// vetting is a Checker's vetter, made when first needed (it loads part of
-// the standard library: a fraction of a second, once).
+// vetting is a Checker's vetter, made when first needed. It vets in a
+// child process (vet.Remote), within the run's memory limit
+// (Options.MaxMemory; vet.DefaultMemory if there is none) and
+// vet.DefaultTimeout: a lesson file is untrusted, and type-checking one
+// can take time and memory exponential in its size (the red team's A25).
+// The child costs kata check a tenth of a second, once per Checker: it
+// loads what an in-process vetter did (part of the standard library), in
+// its own process, beside the first grade's work.
 type vetting struct {
 	once sync.Once
-	v    *vet.Vetter
+	v    *vet.Remote
 	err  error
 	// off grades without vetting: only for tests of the defences beneath
 	// the vetter (the harness, the isolation), which a vetted file cannot
 	// reach.
 	off bool
+	// limits, if set, are the vetter's, not the run's: for tests.
+	limits vet.Limits
 }
 
 // vetter returns the Checker's vetter: the reference and the test-only
 // files (the hidden tests, their kit and the harness) are the grading
 // module's.
-func (c *Checker) vetter() (*vet.Vetter, error) {
+func (c *Checker) vetter() (*vet.Remote, error) {
 	c.vet.once.Do(func() {
 		harness, secret := harnessSource(nil, "ID", true, nil)
 		cfg := vet.Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{harnessFile: harness, secretFile: secret}}
@@ -43,7 +51,11 @@ func (c *Checker) vetter() (*vet.Vetter, error) {
 				cfg.TestOnly[name] = data
 			}
 		}
-		c.vet.v, c.vet.err = vet.New(cfg)
+		lim := c.vet.limits
+		if lim.Memory == 0 {
+			lim.Memory = c.opts.MaxMemory
+		}
+		c.vet.v, c.vet.err = vet.NewRemote(cfg, lim)
 		if c.vet.err != nil {
 			c.vet.err = fmt.Errorf("checker: %w", c.vet.err)
 		}
@@ -71,7 +83,7 @@ func (c *Checker) vetFirst(ctx context.Context, res *LessonResult, r *run, order
 	if err != nil {
 		return nil, err
 	}
-	probs, err := v.Files(r.snapshot)
+	probs, err := v.Files(ctx, r.snapshot)
 	if err != nil {
 		return nil, fmt.Errorf("checker: %w", err)
 	}

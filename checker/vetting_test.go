@@ -109,7 +109,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 	loaded := time.Since(start)
 	ref := lessonFile(t, "runq.go", embedded(t, "solutions/runq.go"))
 	start = time.Now()
-	probs, err := v.Files(ref)
+	probs, err := v.Files(context.Background(), ref)
 	if err != nil || len(probs) != 0 {
 		t.Fatalf("the reference's runq.go: %v %v", probs, err)
 	}
@@ -121,7 +121,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 	kataMu.Unlock()
 	kataHarnessEntered.Store(false)
 	_ = kitG`, 1)
-	probs, err = v.Files(lessonFile(t, "runq.go", []byte(src)))
+	probs, err = v.Files(context.Background(), lessonFile(t, "runq.go", []byte(src)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,15 @@
 package vet
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // deepRunq is the reference's runq.go with imports the rules refuse and
@@ -112,4 +117,148 @@ func TestSizeLimit(t *testing.T) {
 	if len(probs) != 1 || probs[0].Rule != "size" {
 		t.Fatalf("a file of 256 MiB: %q, want one problem of rule size", probs)
 	}
+}
+
+// Bombs: lesson files whose type-checking takes time and memory
+// exponential in their size, each a way of its own.
+func bombs() map[string]func(t testing.TB) string {
+	at := func(decls string) func(t testing.TB) string {
+		return func(t testing.TB) string {
+			return edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(")
+		}
+	}
+	aliases := "type ab0 = struct{ l, r int }\n"
+	strs := "const s0 = \"xxxxxxxx\"\n"
+	for i := 1; i <= 40; i++ {
+		aliases += fmt.Sprintf("type ab%d = struct{ l, r ab%d }\n", i, i-1)
+		strs += fmt.Sprintf("const s%d = s%d + s%d\n", i, i-1, i-1)
+	}
+	return map[string]func(t testing.TB) string{
+		// The red team's A25: a generic call nested, its type doubled at
+		// each level.
+		"generic calls": at(`type rtPair[A, B any] struct {
+	a A
+	b B
+}
+
+func rtMk[T any](x T) rtPair[T, T] { return rtPair[T, T]{x, x} }
+
+func rtBomb() { _ = ` + strings.Repeat("rtMk(", 32) + "0" + strings.Repeat(")", 32) + ` }
+`),
+		// No generic declaration of its own: aliases, each twice the one
+		// before, spelt out by an instance of a standard generic type.
+		"aliases": at(aliases + "\nvar abPtr atomic.Pointer[ab40]\n"),
+		// No type at all: a constant string doubled 40 times.
+		"constant strings": at(strs + "\nvar sLen = len(s40)\n"),
+	}
+}
+
+var (
+	remoteOnce sync.Once
+	remote     *Remote
+	remoteErr  error
+)
+
+// courseRemote is a Remote of the course, within tight limits.
+func courseRemote(t testing.TB) *Remote {
+	t.Helper()
+	remoteOnce.Do(func() {
+		remote, remoteErr = NewRemote(courseConfig(t), Limits{Memory: 256 << 20, Timeout: time.Minute})
+	})
+	if remoteErr != nil {
+		t.Fatal(remoteErr)
+	}
+	return remote
+}
+
+// TestRemoteGivesUp: a file whose type-checking runs out of memory or
+// time is refused with one problem, which says so, and costs kata's own
+// process nothing; the child that gave up is gone (no process left), and
+// the next file is vetted by a new one.
+func TestRemoteGivesUp(t *testing.T) {
+	r := courseRemote(t)
+	honest := map[string][]byte{"runq.go": []byte(ref(t, "runq.go"))}
+	for name, src := range bombs() {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			probs, err := r.Sources(context.Background(), map[string][]byte{"runq.go": []byte(src(t))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			want := "runq.go: the type checker gave up: it used more than 256 MiB of memory: "
+			if len(probs) != 1 || probs[0].Rule != RuleGaveUp || !strings.HasPrefix(probs[0].String(), want) {
+				t.Fatalf("%q, want one problem starting %q", probs, want)
+			}
+			t.Logf("refused in %s", took.Round(time.Millisecond))
+			r.mu.Lock()
+			idle := len(r.idle)
+			r.mu.Unlock()
+			if idle != 0 {
+				t.Errorf("%d children idle, want none: the one that gave up is gone", idle)
+			}
+			if probs, err := r.Sources(context.Background(), honest); err != nil || len(probs) != 0 {
+				t.Errorf("the reference, after: %q %v", probs, err)
+			}
+		})
+	}
+
+	// Out of time: the same bomb, with memory to spare.
+	slow, err := NewRemote(courseConfig(t), Limits{Memory: 4 << 30, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs, err := slow.Sources(context.Background(), map[string][]byte{"runq.go": []byte(bombs()["generic calls"](t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "runq.go: the type checker gave up: it took more than 300ms: "; len(probs) != 1 || !strings.HasPrefix(probs[0].String(), want) {
+		t.Fatalf("%q, want one problem starting %q", probs, want)
+	}
+	// Given up on while kata waits: ctx ends the vetting.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := slow.Sources(ctx, map[string][]byte{"runq.go": []byte(bombs()["generic calls"](t))}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("with a context that ends: %v", err)
+	}
+}
+
+// TestRemoteVetsAsVetter: a Remote finds what a Vetter finds, problem for
+// problem, in every rule case, and in files vetted at once.
+func TestRemoteVetsAsVetter(t *testing.T) {
+	v, r := courseVetter(t), courseRemote(t)
+	check := func(t *testing.T, files map[string][]byte) {
+		t.Helper()
+		want, err := v.Sources(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Sources(context.Background(), files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		show := func(probs []Problem) string {
+			var s []string
+			for _, p := range probs {
+				s = append(s, p.String()+" ["+p.Rule+"]")
+			}
+			return strings.Join(s, "\n")
+		}
+		if show(got) != show(want) {
+			t.Errorf("the Remote found\n%s\nthe Vetter\n%s", show(got), show(want))
+		}
+	}
+	for _, tc := range ruleCases() {
+		t.Run(tc.name, func(t *testing.T) { check(t, map[string][]byte{tc.file: []byte(tc.src(t))}) })
+	}
+	t.Run("at once", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for _, tc := range ruleCases()[:4] {
+			wg.Go(func() { check(t, map[string][]byte{tc.file: []byte(tc.src(t))}) })
+		}
+		wg.Wait()
+	})
+	t.Run("too large", func(t *testing.T) {
+		check(t, map[string][]byte{"runq.go": []byte(ref(t, "runq.go") + strings.Repeat("\n", MaxFileSize))})
+	})
 }

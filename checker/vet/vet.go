@@ -384,13 +384,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 	}
 	sort.Strings(names)
 
-	var out []Problem
-	for _, name := range names {
-		if len(files[name]) > MaxFileSize {
-			out = append(out, Problem{Pos: token.Position{Filename: name}, Rule: RuleSize,
-				Msg: fmt.Sprintf("is larger than %d KiB, the most a lesson file may be: make it smaller", MaxFileSize>>10)})
-		}
-	}
+	out := tooLarge(files)
 	if len(out) > 0 {
 		return out, nil
 	}
@@ -481,6 +475,20 @@ func settle(out []Problem) []Problem {
 		}
 		return a.Column < b.Column
 	})
+	return out
+}
+
+// tooLarge refuses the files larger than MaxFileSize (RuleSize), in the
+// order of their names.
+func tooLarge(files map[string][]byte) []Problem {
+	var out []Problem
+	for name, src := range files {
+		if len(src) > MaxFileSize {
+			out = append(out, Problem{Pos: token.Position{Filename: name}, Rule: RuleSize,
+				Msg: fmt.Sprintf("is larger than %d KiB, the most a lesson file may be: make it smaller", MaxFileSize>>10)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos.Filename < out[j].Pos.Filename })
 	return out
 }
 
