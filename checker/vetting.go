@@ -96,10 +96,14 @@ func (c *Checker) vetFirst(ctx context.Context, res *LessonResult, r *run, order
 			return rr, err
 		}
 	}
-	for _, p := range probs {
+	for i, p := range probs {
+		if i == maxVetProblems {
+			res.VetProblems = append(res.VetProblems, fmt.Sprintf("... and %d more", len(probs)-i))
+			break
+		}
 		res.VetProblems = append(res.VetProblems, p.String())
 	}
-	msg := vetMessage(res.VetProblems)
+	msg := vetMessage(res.VetProblems[0], len(probs))
 	for _, name := range order {
 		record(name, StatusFail, msg, 0)
 	}
@@ -118,16 +122,20 @@ func (c *Checker) compileOnly(ctx context.Context, r *run) (*runResult, error) {
 	return r.build(ctx)
 }
 
+// maxVetProblems is how many problems a result lists: a file of 256 KiB
+// can break a rule 20,000 times.
+const maxVetProblems = 100
+
 // vetMessage is a failed test's message for files the vetter refused:
-// the first problem, and how many more there are.
-func vetMessage(probs []string) string {
-	msg := "breaks a rule of lesson files: " + probs[0]
-	switch n := len(probs) - 1; n {
+// the first problem, and how many more there are (of n).
+func vetMessage(first string, n int) string {
+	msg := "breaks a rule of lesson files: " + first
+	switch n - 1 {
 	case 0:
 	case 1:
 		msg += " (and 1 more problem)"
 	default:
-		msg += fmt.Sprintf(" (and %d more problems)", n)
+		msg += fmt.Sprintf(" (and %d more problems)", n-1)
 	}
 	return msg
 }

@@ -387,3 +387,18 @@ func TestVetUncheckedNeverRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestVetProblemsCapped: a file that breaks a rule on every line lists
+// the first maxVetProblems problems, and says how many there are.
+func TestVetProblemsCapped(t *testing.T) {
+	c := sharedChecker(t)
+	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "\nfunc runqputtail(",
+		"\nfunc flood() {\n"+strings.Repeat("_ = kataX\n", 20_000)+"}\n\nfunc runqputtail(", 1)
+	res := c.Lesson(context.Background(), lesson(t, "01"), lessonFile(t, "runq.go", []byte(src)))
+	if len(res.VetProblems) != maxVetProblems+1 || res.VetProblems[maxVetProblems] != "... and 19900 more" {
+		t.Fatalf("%d vet problems, the last %q", len(res.VetProblems), res.VetProblems[len(res.VetProblems)-1])
+	}
+	if !strings.HasSuffix(res.Tests[0].Message, "(and 19999 more problems)") {
+		t.Errorf("%q", res.Tests[0].Message)
+	}
+}

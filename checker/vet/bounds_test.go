@@ -262,3 +262,29 @@ func TestRemoteVetsAsVetter(t *testing.T) {
 		check(t, map[string][]byte{"runq.go": []byte(ref(t, "runq.go") + strings.Repeat("\n", MaxFileSize))})
 	})
 }
+
+// TestLongMessagesAreCut: a problem's message can name a type, and a
+// type's name can be exponential in the file's size: here 2^16 pairs,
+// in an error of go/types. Every message is at most MaxMessage bytes.
+func TestLongMessagesAreCut(t *testing.T) {
+	v := courseVetter(t)
+	src := edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
+type rtPair[A, B any] struct {
+	a A
+	b B
+}
+
+func rtMk[T any](x T) rtPair[T, T] { return rtPair[T, T]{x, x} }
+
+func rtWide() int { return `+strings.Repeat("rtMk(", 16)+"0"+strings.Repeat(")", 16)+` }
+
+func runqputtail(`)
+	probs, err := v.Sources(map[string][]byte{"runq.go": []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) != 1 || probs[0].Rule != RuleTypes || len(probs[0].Msg) > MaxMessage+len("…") || !strings.HasSuffix(probs[0].Msg, "…") ||
+		!strings.HasPrefix(probs[0].Msg, "go/types refuses it (cannot use rtMk(") {
+		t.Fatalf("%d problems, the first %.200q... (%d bytes): want one of rule types, cut", len(probs), probs[0].Msg, len(probs[0].Msg))
+	}
+}

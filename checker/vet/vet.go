@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Version changes whenever a rule does: it is part of a Checker's
@@ -42,6 +43,10 @@ const (
 // KB). A larger file is refused unread (Files reads no more than this and
 // one byte).
 const MaxFileSize = 256 << 10
+
+// MaxMessage is the longest message of a Problem, in bytes; a longer one
+// is cut, and ends with "…".
+const MaxMessage = 1 << 10
 
 // Safe are the packages every lesson file may import, beside those the
 // reference's own file for the lesson imports (see the package comment for
@@ -461,9 +466,23 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 // settle sorts problems by file and position, and drops those that only
 // say the vetter could not read a file whole if there are others: the
 // file is refused for what it was seen to do.
+//
+// It also cuts every message to MaxMessage bytes: a message can name a
+// type, and a type's name can be exponential in the file's size (rtPair[
+// rtPair[int, int], rtPair[int, int]]..., the red team's A25), which would
+// make a report of gigabytes.
 func settle(out []Problem) []Problem {
 	if slices.ContainsFunc(out, func(p Problem) bool { return !p.Unchecked() }) {
 		out = slices.DeleteFunc(out, Problem.Unchecked)
+	}
+	for i, p := range out {
+		if len(p.Msg) > MaxMessage {
+			cut := MaxMessage
+			for cut > 0 && !utf8.RuneStart(p.Msg[cut]) {
+				cut--
+			}
+			out[i].Msg = p.Msg[:cut] + "…"
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos
