@@ -288,3 +288,12 @@ func runqputtail(`)
 		t.Fatalf("%d problems, the first %.200q... (%d bytes): want one of rule types, cut", len(probs), probs[0].Msg, len(probs[0].Msg))
 	}
 }
+
+// TestNewRemoteSaysWhy: a Remote whose Vetter cannot be made fails as New
+// does, with New's error.
+func TestNewRemoteSaysWhy(t *testing.T) {
+	_, err := NewRemote(Config{Reference: map[string][]byte{"a.go": []byte("package sched\n\nfunc {")}}, Limits{})
+	if err == nil || !strings.HasPrefix(err.Error(), "vet: the reference's a.go: ") {
+		t.Fatalf("%v, want New's error", err)
+	}
+}

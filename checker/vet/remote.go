@@ -250,30 +250,35 @@ func (r *Remote) start() (*child, error) {
 		close(c.done)
 	}()
 	c.enc = json.NewEncoder(c.in)
-	if err := c.enc.Encode(hello{Config: r.cfg, Memory: r.lim.Memory}); err != nil {
-		c.kill()
-		return nil, fmt.Errorf("vet: starting the vetter's process: %w%s", err, c.stderr.said())
-	}
 	timer := time.NewTimer(startTimeout)
 	defer timer.Stop()
-	select {
-	case rep, ok := <-c.replies:
-		switch {
-		case !ok:
+	sent := c.send(hello{Config: r.cfg, Memory: r.lim.Memory})
+	for {
+		select {
+		case err := <-sent:
+			if err != nil {
+				c.kill()
+				return nil, fmt.Errorf("vet: starting the vetter's process: %w%s", err, c.stderr.said())
+			}
+			sent = nil
+		case rep, ok := <-c.replies:
+			switch {
+			case !ok:
+				c.kill()
+				return nil, fmt.Errorf("vet: the vetter's process exited as it started%s", c.stderr.said())
+			case rep.Err != "":
+				c.kill()
+				return nil, errors.New(rep.Err)
+			case !rep.Ready:
+				c.kill()
+				return nil, fmt.Errorf("vet: the vetter's process said %+v, not that it was ready", rep)
+			}
+			return c, nil
+		case <-timer.C:
 			c.kill()
-			return nil, fmt.Errorf("vet: the vetter's process exited as it started%s", c.stderr.said())
-		case rep.Err != "":
-			c.kill()
-			return nil, errors.New(rep.Err)
-		case !rep.Ready:
-			c.kill()
-			return nil, fmt.Errorf("vet: the vetter's process said %+v, not that it was ready", rep)
+			return nil, fmt.Errorf("vet: the vetter's process did not start within %s", startTimeout)
 		}
-	case <-timer.C:
-		c.kill()
-		return nil, fmt.Errorf("vet: the vetter's process did not start within %s", startTimeout)
 	}
-	return c, nil
 }
 
 // vet has c vet files. gaveUp says why c was stopped, if it was (it is
@@ -284,16 +289,19 @@ func (c *child) vet(ctx context.Context, files map[string][]byte, lim Limits) (r
 		return reply{}, "", errGone
 	default:
 	}
-	if err := c.enc.Encode(request{Files: files}); err != nil {
-		c.kill()
-		return reply{}, "", errGone
-	}
 	deadline := time.NewTimer(lim.Timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	sent := c.send(request{Files: files})
 	for {
 		select {
+		case err := <-sent:
+			if err != nil {
+				c.kill()
+				return reply{}, "", errGone
+			}
+			sent = nil
 		case rep, ok := <-c.replies:
 			switch {
 			case !ok:
@@ -317,6 +325,15 @@ func (c *child) vet(ctx context.Context, files map[string][]byte, lim Limits) (r
 			return reply{}, "", ctx.Err()
 		}
 	}
+}
+
+// send writes v to c's input, and then its error to the channel it
+// returns, so that a child that does not read cannot block kata: its
+// deadline holds while kata writes too.
+func (c *child) send(v any) <-chan error {
+	sent := make(chan error, 1)
+	go func() { sent <- c.enc.Encode(v) }()
+	return sent
 }
 
 func memoryMessage(limit int64) string {
