@@ -65,11 +65,12 @@ type Limits struct {
 }
 
 const (
-	// DefaultTimeout is 200 times what vetting a lesson file takes on a
-	// busy machine (about 20 ms; the capstone's eight, 60 ms).
+	// DefaultTimeout is hundreds of times what vetting takes on a busy
+	// machine (a lesson file, or the capstone's eight: 20 to 60 ms).
 	DefaultTimeout = 15 * time.Second
-	// DefaultMemory is over five times what a child vetting the capstone
-	// holds (about 150 MB with the standard library's part it loads).
+	// DefaultMemory is forty times what a child holds once it has vetted
+	// the capstone (25 MB, the part of the standard library it loads
+	// included).
 	DefaultMemory = 1 << 30
 
 	startTimeout = 2 * time.Minute  // loading the reference and the standard library: trusted
