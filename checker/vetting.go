@@ -22,9 +22,11 @@ import (
 // (Options.MaxMemory; vet.DefaultMemory if there is none) and
 // vet.DefaultTimeout: a lesson file is untrusted, and type-checking one
 // can take time and memory exponential in its size (the red team's A25).
-// The child costs kata check a tenth of a second, once per Checker: it
-// loads what an in-process vetter did (part of the standard library), in
-// its own process, beside the first grade's work.
+// The child costs kata check nothing measurable: it loads what the
+// vetter in kata's own process loaded before (part of the standard
+// library, a tenth of a second, once per Checker), and is kept for the
+// next file (a warm kata check of lesson 01: 4.65 s before, 4.59 s
+// after, medians of five).
 type vetting struct {
 	once sync.Once
 	v    *vet.Remote
