@@ -195,9 +195,11 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		results[name] = tr
 	}
 
+	var pending *runResult // a run vetFirst made: the first to report
 	if !r.trusted {
 		// The snapshot: what the runs will compile, not the live files.
-		if err := c.vetFirst(res, r.snapshot, order, record); err != nil {
+		var err error
+		if pending, err = c.vetFirst(ctx, res, r, order, record); err != nil {
 			res.Status, res.Error = StatusError, err.Error()
 			return res
 		}
@@ -214,7 +216,11 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		remaining = nil // refused: never compiled
 	}
 	for len(remaining) > 0 {
-		rr, err := r.exec(ctx, remaining)
+		rr, err := pending, error(nil)
+		if pending == nil {
+			rr, err = r.exec(ctx, remaining)
+		}
+		pending = nil
 		if err != nil {
 			res.Status, res.Error = StatusError, err.Error()
 			return res

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
 // withoutVet is c grading without the vetter: for the tests of the
@@ -107,7 +109,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 	loaded := time.Since(start)
 	ref := lessonFile(t, "runq.go", embedded(t, "solutions/runq.go"))
 	start = time.Now()
-	probs, err := v.Files(ref)
+	probs, err := v.Files(context.Background(), ref)
 	if err != nil || len(probs) != 0 {
 		t.Fatalf("the reference's runq.go: %v %v", probs, err)
 	}
@@ -119,7 +121,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 	kataMu.Unlock()
 	kataHarnessEntered.Store(false)
 	_ = kitG`, 1)
-	probs, err = v.Files(lessonFile(t, "runq.go", []byte(src)))
+	probs, err = v.Files(context.Background(), lessonFile(t, "runq.go", []byte(src)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,4 +247,158 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 				honest.Score, honest.MaxScore, res.Score, res.MaxScore, res.VetProblems)
 		}
 	})
+}
+
+// typeBomb is the reference's runq.go with the red team's A25: a generic
+// call nested n deep, each level doubling the type inferred, so that the
+// type checker's time and memory grow as 2^n (n=23: 1.6 GB).
+func typeBomb(t *testing.T, n int) []byte {
+	t.Helper()
+	src := string(embedded(t, "solutions/runq.go"))
+	bomb := `
+type rtPair[A, B any] struct {
+	a A
+	b B
+}
+
+func rtMk[T any](x T) rtPair[T, T] { return rtPair[T, T]{x, x} }
+
+func rtBomb() { _ = ` + strings.Repeat("rtMk(", n) + "0" + strings.Repeat(")", n) + ` }
+`
+	if !strings.Contains(src, "\nfunc runqputtail(") {
+		t.Fatal("runq.go has changed: the bomb does not apply")
+	}
+	return []byte(strings.Replace(src, "\nfunc runqputtail(", bomb+"\nfunc runqputtail(", 1))
+}
+
+// TestVetGivesUp: a file that makes the type checker exhaust time or
+// memory is refused, every test failing with one line that says so, and
+// costs kata's own process nothing: the vetter runs in a child process,
+// under the run's memory limit and a deadline (A25 took kata itself to
+// 1.6 GB under --max-memory 64, and at n=26 killed it, and the class's
+// report with it).
+func TestVetGivesUp(t *testing.T) {
+	base := sharedChecker(t)
+	c := &Checker{opts: base.opts, reg: base.reg, mod: base.mod, key: base.key}
+	c.opts.MaxMemory = 256 << 20
+	l := lesson(t, "01")
+	before := peakRSS()
+	start := time.Now()
+	res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", typeBomb(t, 30)))
+	took := time.Since(start)
+	if res.Status != StatusFail || res.Score != 0 || res.Error != "" || len(res.CompileErrors) != 0 || len(res.VetProblems) != 1 {
+		t.Fatalf("%s %d/%d %q, compile errors %q, vet problems %q: want it refused, not compiled", res.Status, res.Score, res.MaxScore, res.Error, res.CompileErrors, res.VetProblems)
+	}
+	want := regexp.MustCompile(`^runq\.go: the type checker gave up: it used more than 256 MiB of memory: `)
+	if !want.MatchString(res.VetProblems[0]) {
+		t.Errorf("vet problem %q, want %s", res.VetProblems[0], want)
+	}
+	for _, tr := range res.Tests {
+		if tr.Status != StatusFail || !strings.Contains(tr.Message, res.VetProblems[0]) || strings.Contains(tr.Message, "\n") {
+			t.Errorf("%s: %s %q", tr.Name, tr.Status, tr.Message)
+		}
+	}
+	if after := peakRSS(); before > 0 && after-before > 100<<20 {
+		t.Errorf("kata's own peak memory grew by %d MiB", (after-before)>>20)
+	}
+	if took > time.Minute {
+		t.Errorf("took %s", took)
+	}
+	t.Logf("refused in %s: %s", took.Round(time.Millisecond), res.VetProblems[0])
+}
+
+// TestVetFailsClosed: a file the vetter cannot read whole is never let
+// through unvetted. A01 nests an expression deeper than go/parser allows,
+// so that the vetter returned no problem and the file, which imports os
+// and declares an init function, went on to the compiler: now what the
+// vetter can read of it (its imports) is vetted, and refused. A plain
+// syntax or type error reads as it always has: the compiler's message,
+// with no vet problem.
+func TestVetFailsClosed(t *testing.T) {
+	c := sharedChecker(t)
+	l := lesson(t, "01")
+	src := string(embedded(t, "solutions/runq.go"))
+	deep := strings.Replace(src, `import "sync/atomic"`, "import (\n\t\"os\"\n\t\"sync/atomic\"\n)", 1)
+	deep = strings.Replace(deep, "\nfunc runqputtail(", "\nvar deepNesting = "+strings.Repeat("(", 100_010)+"1"+strings.Repeat(")", 100_010)+
+		"\n\nfunc init() { os.Exit(0) }\n\nfunc runqputtail(", 1)
+	res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(deep)))
+	if res.Status != StatusFail || res.Score != 0 || len(res.CompileErrors) != 0 || len(res.VetProblems) != 1 ||
+		!strings.HasPrefix(res.VetProblems[0], `runq.go:4:2: import "os" is not allowed in a lesson file`) {
+		t.Errorf("nested too deep: %s %d/%d, compile errors %q, vet problems %q: want it refused for its import", res.Status, res.Score, res.MaxScore, res.CompileErrors, res.VetProblems)
+	}
+
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"syntax error", "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tif {", `^does not compile: .*runq\.go:\d+:\d+: syntax error: `},
+		{"type error", "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tundefinedThing()", `^does not compile: .*runq\.go:\d+:\d+: undefined: undefinedThing$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(strings.Replace(src, tc.old, tc.new, 1))))
+			if res.Status != StatusFail || !res.NotCompiled || len(res.VetProblems) != 0 || len(res.CompileErrors) == 0 {
+				t.Fatalf("%s %d/%d, compile errors %q, vet problems %q: want it not compiled, as ever", res.Status, res.Score, res.MaxScore, res.CompileErrors, res.VetProblems)
+			}
+			re := regexp.MustCompile(tc.want)
+			for _, tr := range res.Tests {
+				if !re.MatchString(tr.Message) {
+					t.Errorf("%s: %q, want %s", tr.Name, tr.Message, re)
+				}
+			}
+		})
+	}
+}
+
+// TestVetUncheckedNeverRuns: a file the vetter could not read whole is
+// compiled, for the compiler's messages, and never run, even if it
+// compiles: here go test's own vet, which reads files as the vetter does
+// and refuses the same, is off, and the compiler reads a nesting deeper
+// than go/parser's limit. The file is refused with what the vetter said.
+func TestVetUncheckedNeverRuns(t *testing.T) {
+	c := sharedChecker(t)
+	l := lesson(t, "01")
+	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "\nfunc runqputtail(",
+		"\nvar deepNesting = "+strings.Repeat("(", 100_010)+"1"+strings.Repeat(")", 100_010)+"\n\nfunc runqputtail(", 1)
+	r, err := c.newRun(lessonFile(t, "runq.go", []byte(src)), []*lessons.Lesson{l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.cleanup()
+	r.noVet = true
+	res := &LessonResult{}
+	var order []string
+	for _, tt := range l.Tests {
+		order = append(order, tt.Name)
+	}
+	recorded := map[string]string{}
+	pending, err := c.vetFirst(context.Background(), res, r, order, func(name, status, msg string, _ float64) {
+		recorded[name] = status + " " + msg
+	})
+	if err != nil || pending != nil {
+		t.Fatalf("vetFirst: %v, %+v: want the build to succeed, and nothing to report of it", err, pending)
+	}
+	if !r.built {
+		t.Fatal("not compiled: the compiler was to read it")
+	}
+	want := regexp.MustCompile(`^runq\.go:\d+:\d+: go/parser cannot parse it \(exceeded max nesting depth\): `)
+	if len(res.VetProblems) != 1 || !want.MatchString(res.VetProblems[0]) {
+		t.Fatalf("vet problems %q, want one matching %s", res.VetProblems, want)
+	}
+	for _, name := range order {
+		if recorded[name] != "fail breaks a rule of lesson files: "+res.VetProblems[0] {
+			t.Errorf("%s: %q", name, recorded[name])
+		}
+	}
+}
+
+// TestVetProblemsCapped: a file that breaks a rule on every line lists
+// the first maxVetProblems problems, and says how many there are.
+func TestVetProblemsCapped(t *testing.T) {
+	c := sharedChecker(t)
+	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "\nfunc runqputtail(",
+		"\nfunc flood() {\n"+strings.Repeat("_ = kataX\n", 20_000)+"}\n\nfunc runqputtail(", 1)
+	res := c.Lesson(context.Background(), lesson(t, "01"), lessonFile(t, "runq.go", []byte(src)))
+	if len(res.VetProblems) != maxVetProblems+1 || res.VetProblems[maxVetProblems] != "... and 19900 more" {
+		t.Fatalf("%d vet problems, the last %q", len(res.VetProblems), res.VetProblems[len(res.VetProblems)-1])
+	}
+	if !strings.HasSuffix(res.Tests[0].Message, "(and 19999 more problems)") {
+		t.Errorf("%q", res.Tests[0].Message)
+	}
 }

@@ -375,6 +375,53 @@ func runqputtail(`))
 				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\nfunc len(v any) int { return 0 }\n\nfunc runqputtail("))
 			},
 			want: refused(`runq\.go:\d+:6: declares len, a name Go predeclares: at package level it would change what len means in kata's tests too: rename it$`)},
+
+		// The vetter can neither be exhausted nor skipped.
+		{name: "vetter-typecheck-bomb", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// The red team's A25: each level of the call doubles the
+				// type inferred. The type checker of kata's own process
+				// grew kata to 1.6 GB at 23 levels, and killed it at 26.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
+type rtPair[A, B any] struct {
+	a A
+	b B
+}
+
+func rtMk[T any](x T) rtPair[T, T] { return rtPair[T, T]{x, x} }
+
+func rtBomb() { _ = `+strings.Repeat("rtMk(", 32)+"0"+strings.Repeat(")", 32)+` }
+
+func runqputtail(`))
+			},
+			want: refused(`runq\.go: the type checker gave up: it (used more than 1024 MiB of memory|took more than 15s): `)},
+		{name: "vetter-alias-bomb", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// The same class without a generic declaration of its own:
+				// aliases, each twice the one before, spelt out by the
+				// instance of a standard generic type.
+				decls := "type ab0 = struct{ l, r int }\n"
+				for i := 1; i <= 40; i++ {
+					decls += fmt.Sprintf("type ab%d = struct{ l, r ab%d }\n", i, i-1)
+				}
+				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nvar abPtr atomic.Pointer[ab40]\n\nfunc runqputtail("))
+			},
+			want: refused(`runq\.go: the type checker gave up: it (used more than 1024 MiB of memory|took more than 15s): `)},
+		{name: "vetter-nesting-bypass", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// The red team's A01: nested deeper than go/parser goes,
+				// the vetter read nothing and refused nothing; the compiler
+				// has no such limit.
+				deep := strings.Repeat("(", 100_010) + "1" + strings.Repeat(")", 100_010)
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "os"), "\nfunc runqputtail(", "\nvar deepNesting = "+deep+"\n\nfunc init() { os.Exit(0) }\n\nfunc runqputtail("))
+			},
+			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file .*: remove it$`)},
+		{name: "oversized-file", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// The reference, then 512 KiB of empty lines.
+				return one("runq.go", append(ref(t, "runq.go"), strings.Repeat("\n", 512<<10)...))
+			},
+			want: refused(`runq\.go: is larger than 256 KiB, the most a lesson file may be: make it smaller$`)},
 	}
 }
 

@@ -48,6 +48,26 @@
 //     conversion reads and writes any memory, the harness's included.
 //     Passing an unsafe.Pointer on, as gopark does, is fine.
 //
+// The vetter fails closed: a file it cannot read whole is not let through.
+//
+//   - A lesson file larger than MaxFileSize (256 KiB) is refused unread
+//     (RuleSize); Files and ReadFile read no more of it than that.
+//   - A file go/parser cannot parse (RuleSyntax), or in which go/types
+//     finds errors and no rule broken (RuleTypes), is unchecked
+//     (Problem.Unchecked): it must not run. Its imports are vetted all the
+//     same, if they parse. Almost always it does not compile either, and
+//     the compiler says what is wrong in the words a learner knows, so
+//     the checker compiles it (and runs nothing) to show that; if it does
+//     compile, the compiler read what the vetter could not (go/parser
+//     stops at a nesting depth of 100,000; the compiler does not), and
+//     the checker refuses it with this problem.
+//   - A Remote vets in a child process, within a deadline and a memory
+//     limit: a file that makes the type checker exhaust either (types that
+//     double at each level of nesting, through generic calls, aliases or
+//     constants) is refused (RuleGaveUp), and costs the grader's own
+//     process nothing. A Vetter, in the caller's process, has no bound:
+//     use it only for files you trust.
+//
 // The safe imports, none of which reaches the environment, files, the
 // network, other processes or memory outside Go's types:
 //
@@ -69,10 +89,8 @@
 // What the vetter does not do:
 //
 //   - Report ordinary mistakes. A file that does not parse or does not
-//     type-check is left to the compiler, which says what is wrong as it
-//     always has: such a file cannot run. A rule that needs a type
-//     (4 and 7) is applied wherever go/types found one; where it found
-//     none, the file does not compile.
+//     type-check is unchecked, and the compiler, which refuses it too,
+//     says what is wrong as it always has.
 //   - Make untrusted code safe. It closes the ways to the harness named
 //     above; it does not stop a file from spinning, allocating, printing,
 //     deadlocking or crashing (the run's limits do), nor from tricks that
@@ -95,5 +113,6 @@
 // own dependencies or function bodies (package runtime is not loaded: no
 // lesson file may import it, and the reference's declarations do not
 // expose its types; New checks that). Loading takes a tenth of a second or
-// two, once per Checker; vetting a file about 20 ms.
+// two, once per Vetter (once per child of a Remote, which keeps its child
+// for the next call); vetting a file about 20 ms.
 package vet

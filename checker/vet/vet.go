@@ -1,11 +1,14 @@
 package vet
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"go/types"
+	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -13,11 +16,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 1
+const Version = 2
 
 // The rules, as Problem.Rule names them.
 const (
@@ -28,7 +32,21 @@ const (
 	RuleTestOnly    = "test-only"   // no name that only kata's tests declare
 	RuleReserved    = "reserved"    // no name of kata's harness (kata...), no predeclared name redeclared
 	RuleUnsafe      = "unsafe"      // unsafe.Pointer passed on, never converted
+	RuleSize        = "size"        // at most MaxFileSize bytes
+	RuleSyntax      = "syntax"      // go/parser reads it (see Problem.Unchecked)
+	RuleTypes       = "types"       // go/types accepts it (see Problem.Unchecked)
+	RuleGaveUp      = "gave-up"     // type-checked within a Remote's limits
 )
+
+// MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
+// KiB, over 25 times the largest of the reference's (findrunnable.go, 9
+// KB). A larger file is refused unread (Files reads no more than this and
+// one byte).
+const MaxFileSize = 256 << 10
+
+// MaxMessage is the longest message of a Problem, in bytes; a longer one
+// is cut, and ends with "…".
+const MaxMessage = 1 << 10
 
 // Safe are the packages every lesson file may import, beside those the
 // reference's own file for the lesson imports (see the package comment for
@@ -54,8 +72,21 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
+	if p.Pos.Line == 0 {
+		return fmt.Sprintf("%s: %s", p.Pos.Filename, p.Msg) // the whole file (RuleSize, RuleGaveUp)
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", p.Pos.Filename, p.Pos.Line, p.Pos.Column, p.Msg)
 }
+
+// Unchecked reports whether p says only that the vetter could not read
+// the file whole: go/parser could not parse it (RuleSyntax), or go/types
+// found errors in it (RuleTypes). Such a file breaks no rule the vetter
+// saw, but it did not see all of it, so it must not run. It almost
+// always does not compile either, and the compiler says what is wrong
+// in the words a learner knows: a caller may compile it to show that,
+// and must refuse it with p if it does compile (Sources returns these
+// problems only for files in which it found no other).
+func (p Problem) Unchecked() bool { return p.Rule == RuleSyntax || p.Rule == RuleTypes }
 
 // Config is what a Vetter vets against.
 type Config struct {
@@ -305,20 +336,49 @@ func recvBase(e ast.Expr) string {
 // Files vets lesson files, each in place of the reference's file of the
 // same base name: base name → path of the learner's file.
 func (v *Vetter) Files(files map[string]string) ([]Problem, error) {
+	srcs, err := ReadFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	return v.Sources(srcs)
+}
+
+// ReadFiles reads lesson files (base name → path) as Files does: at most
+// MaxFileSize bytes and one of each, enough for Sources to refuse a file
+// that is larger, without reading it whole.
+func ReadFiles(files map[string]string) (map[string][]byte, error) {
 	srcs := map[string][]byte{}
 	for name, p := range files {
-		data, err := os.ReadFile(p)
+		data, err := ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("vet: %w", err)
 		}
 		srcs[name] = data
 	}
-	return v.Sources(srcs)
+	return srcs, nil
 }
 
-// Sources is Files for files in memory: base name → source. A file that
-// does not parse is left to the compiler: the package will not compile,
-// so none of its code can run, and the compiler says what is wrong.
+// ReadFile reads at most MaxFileSize+1 bytes of the file at path p: a
+// lesson file, whole, or enough of a larger one to know it is too large.
+func ReadFile(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+}
+
+// Sources is Files for files in memory: base name → source.
+//
+// It fails closed. A file larger than MaxFileSize is refused unread
+// (RuleSize). A file go/parser cannot parse has its imports vetted, if
+// they parse, and is otherwise refused as unchecked (RuleSyntax); a file
+// go/types finds errors in, and no rule broken, likewise (RuleTypes). See
+// Problem.Unchecked for what a caller does with those: the compiler
+// refuses almost every such file, and says why better, but go/parser
+// stops at a nesting depth the compiler does not (the red team's A01 went
+// through there), and a file the vetter did not read whole must not run.
 func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -329,15 +389,44 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 	}
 	sort.Strings(names)
 
+	out := tooLarge(files)
+	if len(out) > 0 {
+		return out, nil
+	}
+
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	learner := map[string]*ast.File{}
+	unparsed := false
 	for _, name := range names {
 		f, err := parser.ParseFile(v.fset, name, files[name], parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return nil, nil
+		if err == nil {
+			learner[name] = f
+			continue
 		}
-		learner[name] = f
+		unparsed = true
+		// What can be read of it: its imports, which the compiler acts on
+		// before it compiles anything (cgo).
+		if head, herr := parser.ParseFile(v.fset, name, files[name], parser.ImportsOnly|parser.SkipObjectResolution); herr == nil {
+			c := &fileCheck{v: v, name: name, f: head}
+			c.imports()
+			out = append(out, c.problems...)
+		}
+		out = append(out, syntaxProblem(name, err))
+	}
+	if unparsed {
+		// The rules that need no types, on the files that did parse.
+		for _, name := range names {
+			if f, ok := learner[name]; ok {
+				c := &fileCheck{v: v, name: name, f: f}
+				c.imports()
+				c.inits()
+				c.directives()
+				c.predeclared()
+				out = append(out, c.problems...)
+			}
+		}
+		return settle(out), nil
 	}
 
 	var pkgFiles []*ast.File
@@ -353,10 +442,10 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		Defs:  map[*ast.Ident]types.Object{},
 		Uses:  map[*ast.Ident]types.Object{},
 	}
-	conf := v.config(nil)
+	var errs []types.Error
+	conf := v.config(&errs)
 	_, _ = conf.Check(v.pkgName, v.fset, pkgFiles, info)
 
-	var out []Problem
 	for _, name := range names {
 		c := &fileCheck{v: v, name: name, f: learner[name], info: info}
 		c.imports()
@@ -368,6 +457,33 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.unsafe()
 		out = append(out, c.problems...)
 	}
+	if p, ok := v.typesProblem(names, errs); ok && len(out) == 0 {
+		out = append(out, p)
+	}
+	return settle(out), nil
+}
+
+// settle sorts problems by file and position, and drops those that only
+// say the vetter could not read a file whole if there are others: the
+// file is refused for what it was seen to do.
+//
+// It also cuts every message to MaxMessage bytes: a message can name a
+// type, and a type's name can be exponential in the file's size (rtPair[
+// rtPair[int, int], rtPair[int, int]]..., the red team's A25), which would
+// make a report of gigabytes.
+func settle(out []Problem) []Problem {
+	if slices.ContainsFunc(out, func(p Problem) bool { return !p.Unchecked() }) {
+		out = slices.DeleteFunc(out, Problem.Unchecked)
+	}
+	for i, p := range out {
+		if len(p.Msg) > MaxMessage {
+			cut := MaxMessage
+			for cut > 0 && !utf8.RuneStart(p.Msg[cut]) {
+				cut--
+			}
+			out[i].Msg = p.Msg[:cut] + "…"
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos
 		if a.Filename != b.Filename {
@@ -378,7 +494,50 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		}
 		return a.Column < b.Column
 	})
-	return out, nil
+	return out
+}
+
+// tooLarge refuses the files larger than MaxFileSize (RuleSize), in the
+// order of their names.
+func tooLarge(files map[string][]byte) []Problem {
+	var out []Problem
+	for name, src := range files {
+		if len(src) > MaxFileSize {
+			out = append(out, Problem{Pos: token.Position{Filename: name}, Rule: RuleSize,
+				Msg: fmt.Sprintf("is larger than %d KiB, the most a lesson file may be: make it smaller", MaxFileSize>>10)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos.Filename < out[j].Pos.Filename })
+	return out
+}
+
+// syntaxProblem is a file go/parser could not parse: where, and why.
+func syntaxProblem(name string, err error) Problem {
+	p := Problem{Pos: token.Position{Filename: name, Line: 1, Column: 1}, Rule: RuleSyntax}
+	why := err.Error()
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		p.Pos, why = list[0].Pos, list[0].Msg
+		p.Pos.Filename = name
+	}
+	p.Msg = "go/parser cannot parse it (" + why + "): kata vets every lesson file with go/parser and go/types, and runs none they cannot read: write it more plainly"
+	return p
+}
+
+// typesProblem is the first error go/types found in a learner's file, if
+// it found any there. Errors in the reference's files are not counted:
+// the vetter loads the standard library shallowly (no runtime), so some
+// are always there (api.go calls runtime.GOMAXPROCS), and none changes
+// what the vetter sees of a learner's file.
+func (v *Vetter) typesProblem(names []string, errs []types.Error) (Problem, bool) {
+	for _, e := range errs {
+		pos := e.Fset.Position(e.Pos)
+		if slices.Contains(names, pos.Filename) {
+			return Problem{Pos: pos, Rule: RuleTypes,
+				Msg: "go/types refuses it (" + e.Msg + "): kata vets every lesson file with go/parser and go/types, and runs none they cannot read: write it so that go vet accepts it"}, true
+		}
+	}
+	return Problem{}, false
 }
 
 // allowedImports is what a lesson file in place of the reference's file

@@ -329,14 +329,16 @@ var (
 	ptrs   = []*g{new(g)}
 )
 
-func helper() int { return int(mask) + names["a"] + hook() + cap(ch) + len(limits) + len(ptrs) }
+func helper() int { return int(mask) + names["a"] + cap(ch) + len(limits) + len(ptrs) }
+
+func usesHook() int { return hook() }
 
 func runqputtail(`)
 		}},
 		{name: "unsafe.Pointer passed on", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tvar keep unsafe.Pointer = lock\n\t_ = unsafe.Pointer(nil)\n\t_ = unsafe.Pointer(keep)")(park)},
 		{name: "predeclared names as locals and methods", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, at(putTail, "\tlen, max := 1, 2\n\t_, _ = len, max")(runq)(t), "\nfunc runqputtail(", "\ntype ring struct{}\n\nfunc (ring) len() int { return 0 }\n\nfunc runqputtail(")
+			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype ring struct{}\n\nfunc (ring) len() int { return 0 }\n\nfunc shadows() {\n\tlen, max := 1, 2\n\t_, _ = len, max\n}\n\nfunc runqputtail(")
 		}},
 		{name: "a method named init", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype ring struct{}\n\nfunc (ring) init() {}\n\nfunc runqputtail(")
@@ -345,12 +347,13 @@ func runqputtail(`)
 		{name: "names like kata's", file: "runq.go", src: at(putTail, "\tkatana, kit, kitchen := 1, 2, 3\n\t_, _, _ = katana, kit, kitchen")(runq)},
 		{name: "a type switch", file: "runq.go", src: at(putTail, "\tswitch kitG := any(gp).(type) {\n\tcase *g:\n\t\t_ = kitG\n\t}")(runq)},
 
-		// Ordinary mistakes are the compiler's to report.
-		{name: "a typo", file: "runq.go", src: at(putTail, "\tundefinedThing()\n\tpp.runqhed.Load()")(runq)},
-		{name: "a syntax error", file: "runq.go", src: at(putTail, "\tif {")(runq)},
+		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
+		// compiler to say what is wrong.
+		{name: "a typo", file: "runq.go", src: at(putTail, "\tundefinedThing()\n\tpp.runqhed.Load()")(runq), want: []string{"24:2:types:go/types refuses it (undefined: undefinedThing)"}},
+		{name: "a syntax error", file: "runq.go", src: at(putTail, "\tif {")(runq), want: []string{"24:5:syntax:go/parser cannot parse it (missing condition in if statement)"}},
 		{name: "a type error in an initialiser", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x = undefinedFunc()\n\nfunc runqputtail(")
-		}},
+		}, want: []string{"23:9:types:undefined: undefinedFunc"}},
 	}
 }
 
@@ -422,7 +425,7 @@ func min(a, b int) int { return 42 }
 	for _, tc := range []struct{ src, want string }{
 		{"func work(pp *p) int { return pp.reveal() }", "lesson.go:3:34: refers to pp.reveal, which only kata's tests declare"},
 		{"func work(pp *p) int { return min(pp.id, 1) }", "lesson.go:3:31: refers to min, which kata's tests declare again"},
-		{"func work(pp *p) int { return pp.secret() }", ""}, // an undefined method: the compiler's
+		{"func work(pp *p) int { return pp.secret() }", "lesson.go:3:34: go/types refuses it (pp.secret undefined"}, // unchecked: the compiler's to explain
 		{"func work(pp *p) int { return pp.id }", ""},
 	} {
 		probs, err := v.Sources(map[string][]byte{"lesson.go": []byte("package sched\n\n" + tc.src + "\n")})
