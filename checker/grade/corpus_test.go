@@ -467,16 +467,24 @@ func TestHostileCorpus(t *testing.T) {
 	forgeStub(false)
 
 	// Git repositories at a ref: alice's (a correct answer of her own);
-	// mallory's, whose .git is a pointer to alice's; and one whose own
-	// config runs a smudge filter on every .go file.
+	// mallory's, whose .git is a pointer to alice's; one whose own config
+	// runs a smudge filter on every .go file; one whose commit names
+	// alice's blob, its loose object a link to alice's (A11); and one
+	// whose runq.go's object is a named pipe (A13).
 	var repoArgs []string
 	if _, err := exec.LookPath("git"); err == nil {
 		repos := filepath.Join(dir, "repos")
-		newRepo(t, filepath.Join(repos, "r-alice"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
+		alice := newRepo(t, filepath.Join(repos, "r-alice"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
 		mallory := filepath.Join(repos, "r-mallory")
 		workspace(t, mallory, skeletonFrom(t, ids...))
 		require.NoError(t, os.WriteFile(filepath.Join(mallory, ".git"), []byte("gitdir: ../r-alice/.git\n"), 0o644))
 		if runtime.GOOS != "windows" {
+			blob := alice.git("rev-parse", "HEAD:runq.go")
+			linker := newRepo(t, filepath.Join(repos, "r-object-link"), skeletonFrom(t, ids...))
+			require.NoError(t, os.Symlink(filepath.Join("..", "..", "..", "..", "r-alice", ".git", "objects", blob[:2], blob[2:]), commitMissingBlob(linker, blob, "runq.go")))
+			fifo := newRepo(t, filepath.Join(repos, "r-object-fifo"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
+			require.NoError(t, os.Remove(filepath.Join(fifo.dir, ".git", "objects", blob[:2], blob[2:])))
+			require.NoError(t, mkfifo(filepath.Join(fifo.dir, ".git", "objects", blob[:2], blob[2:])))
 			smudge := newRepo(t, filepath.Join(repos, "r-smudge"), nil)
 			require.NoError(t, os.WriteFile(filepath.Join(smudge.dir, ".gitattributes"), []byte("*.go filter=evil\n"), 0o644))
 			smudge.git("add", ".gitattributes")
@@ -607,6 +615,11 @@ func TestHostileCorpus(t *testing.T) {
 		if runtime.GOOS != "windows" {
 			full(students["r-smudge"], "")
 			assert.NoFileExists(t, filepath.Join(dir, "smudged"), "the repository's smudge filter ran")
+			for name, problem := range map[string]string{"r-object-link": " is a link (to ", "r-object-fifo": " is a named pipe (FIFO), not a file"} {
+				s := students[name]
+				assert.Contains(t, s.Problem, problem, name)
+				assert.Equal(t, 0, s.Score, "%s was graded with alice's file", name)
+			}
 		}
 	})
 
