@@ -661,6 +661,9 @@ func TestHostileCorpus(t *testing.T) {
 			s, ok := students[report.Name(n)]
 			require.True(t, ok, "%q is named as cleaned: %q", n, report.Name(n))
 			assert.NotEqual(t, report.Lookalike("zz-alice"), report.Lookalike(s.Name), "%q reads as zz-alice: %q", n, s.Name)
+			if strings.HasPrefix(n, "zz-alice") {
+				assert.True(t, strings.HasPrefix(s.Name, `zz-alice\`), "%q shows what it hid: %q", n, s.Name)
+			}
 			assert.Equal(t, 0, s.Score, "%q", n)
 		}
 		full(students["zz-alice"], "")
