@@ -215,15 +215,12 @@ func copyObjects(git *os.Root, dst string, lim Limits) error {
 		case mode&fs.ModeSymlink != 0:
 			target, _ := git.Readlink(name)
 			return fmt.Errorf("its .git/%s is a link (to %q): kata follows no link in a repository", name, target)
-		case d.IsDir():
-			if name == "objects/info" {
-				return nil // looked at, not copied: the commit graph, the list of packs
-			}
-			return os.MkdirAll(filepath.Join(dst, filepath.FromSlash(strings.TrimPrefix(name, "objects"))), 0o700)
-		case !mode.IsRegular():
+		case !d.IsDir() && !mode.IsRegular():
 			return fmt.Errorf("its .git/%s is %s, not a file: kata reads only files in a repository", name, kindOf(mode))
-		case path.Dir(name) == "objects/info":
-			return nil
+		case name == "objects/info" || strings.HasPrefix(name, "objects/info/"):
+			return nil // looked at, not copied: the commit graph, the list of packs
+		case d.IsDir():
+			return os.MkdirAll(filepath.Join(dst, filepath.FromSlash(strings.TrimPrefix(name, "objects"))), 0o700)
 		}
 		in, err := git.OpenFile(name, os.O_RDONLY|openNonBlocking, 0)
 		if err != nil {
