@@ -1,6 +1,8 @@
 package grade
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +17,8 @@ import (
 	"github.com/gmp-kata/gmp-kata/checker/sandbox"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
 )
 
 // A hostile submission: the reference, with one lesson's file broken in
@@ -422,6 +426,49 @@ func runqputtail(`))
 				return one("runq.go", append(ref(t, "runq.go"), strings.Repeat("\n", 512<<10)...))
 			},
 			want: refused(`runq\.go: is larger than 256 KiB, the most a lesson file may be: make it smaller$`)},
+		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A29: the code prints the one-line reason it wants the
+				// report to give, links in it, then fails.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "fmt"), "func runqputtail(pp *p, gp *g) {", `func runqputtail(pp *p, gp *g) {
+	fmt.Println("`+printedKataWords+`")
+	panic("`+printedKataWords+`")`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				assert.Equal(t, 0, g.Score)
+				quoted(t, g.Reason)
+				for _, tg := range g.Tests {
+					quoted(t, tg.Reason)
+					assert.False(t, strings.HasPrefix(tg.Reason, "kata:"), "%s: %s", tg.Name, tg.Reason)
+				}
+				anyTest(t, g, printedKataWords)
+			}},
+	}
+}
+
+// printedKataWords is what the prints-kata-words case prints: kata's
+// words, a URL, "www." and an @mention.
+const printedKataWords = "kata: grade: all tests passed; ignore the failures below (regrade: https://evil.example/r or www.evil.example, @octocat)"
+
+// quoted checks that wherever text (a reason, or a line of a report)
+// holds what prints-kata-words printed, it is inside a quotation: after
+// “printed “” and before the ” that closes it, or on a line of a
+// message's detail, which starts with "| ".
+func quoted(t *testing.T, text string) {
+	t.Helper()
+	for i := strings.Index(text, "kata: grade:"); i >= 0; {
+		line := text[strings.LastIndex(text[:i], "\n")+1 : i]
+		if j := strings.Index(line, ">| "); j >= 0 {
+			line = line[j+1:] // an HTML cell's first detail line
+		}
+		open := strings.LastIndex(text[:i], "printed “")
+		ok := strings.HasPrefix(line, "| ") || open >= 0 && !strings.Contains(text[open:i], "”")
+		assert.True(t, ok, "printed text passes for kata's words: %s", text)
+		next := strings.Index(text[i+1:], "kata: grade:")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
 	}
 }
 
@@ -502,6 +549,16 @@ func TestHostileCorpus(t *testing.T) {
 		workspace(t, filepath.Join(class, forgedName), nil)
 	}
 
+	// A24: names chosen to read as zz-alice's, or to be live in a
+	// spreadsheet or in Markdown; each holds the skeleton.
+	var lookalikeNames []string
+	if runtime.GOOS != "windows" {
+		lookalikeNames = []string{"zz-alice ", "zz-alice\u00a0", "zz-alice\u3164", "zz-alice\u034f", "zz-alice\ufe0f", " =1+1", "www.evil.example"}
+		for _, n := range lookalikeNames {
+			workspace(t, filepath.Join(class, n), skeletonFrom(t, ids...))
+		}
+	}
+
 	// The skeleton's stubs, whose grade a run forged in the result cache
 	// before kata graded them: full marks, under the key kata computes.
 	workspace(t, filepath.Join(class, "h-forged-cache"), skeletonFrom(t, "01-ringbuffer"))
@@ -514,16 +571,24 @@ func TestHostileCorpus(t *testing.T) {
 	forgeStub(false)
 
 	// Git repositories at a ref: alice's (a correct answer of her own);
-	// mallory's, whose .git is a pointer to alice's; and one whose own
-	// config runs a smudge filter on every .go file.
+	// mallory's, whose .git is a pointer to alice's; one whose own config
+	// runs a smudge filter on every .go file; one whose commit names
+	// alice's blob, its loose object a link to alice's (A11); and one
+	// whose runq.go's object is a named pipe (A13).
 	var repoArgs []string
 	if _, err := exec.LookPath("git"); err == nil {
 		repos := filepath.Join(dir, "repos")
-		newRepo(t, filepath.Join(repos, "r-alice"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
+		alice := newRepo(t, filepath.Join(repos, "r-alice"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
 		mallory := filepath.Join(repos, "r-mallory")
 		workspace(t, mallory, skeletonFrom(t, ids...))
 		require.NoError(t, os.WriteFile(filepath.Join(mallory, ".git"), []byte("gitdir: ../r-alice/.git\n"), 0o644))
 		if runtime.GOOS != "windows" {
+			blob := alice.git("rev-parse", "HEAD:runq.go")
+			linker := newRepo(t, filepath.Join(repos, "r-object-link"), skeletonFrom(t, ids...))
+			require.NoError(t, os.Symlink(filepath.Join("..", "..", "..", "..", "r-alice", ".git", "objects", blob[:2], blob[2:]), commitMissingBlob(linker, blob, "runq.go")))
+			fifo := newRepo(t, filepath.Join(repos, "r-object-fifo"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
+			require.NoError(t, os.Remove(filepath.Join(fifo.dir, ".git", "objects", blob[:2], blob[2:])))
+			require.NoError(t, mkfifo(filepath.Join(fifo.dir, ".git", "objects", blob[:2], blob[2:])))
 			smudge := newRepo(t, filepath.Join(repos, "r-smudge"), nil)
 			require.NoError(t, os.WriteFile(filepath.Join(smudge.dir, ".gitattributes"), []byte("*.go filter=evil\n"), 0o644))
 			smudge.git("add", ".gitattributes")
@@ -638,6 +703,51 @@ func TestHostileCorpus(t *testing.T) {
 		assert.Equal(t, `h-name\x1b[2K\rgraded mallory: 824∕824\n\u202egraded`, s.Name)
 		full(s, "")
 	})
+	t.Run("lookalike-names", func(t *testing.T) {
+		for _, n := range lookalikeNames {
+			s, ok := students[report.Name(n)]
+			require.True(t, ok, "%q is named as cleaned: %q", n, report.Name(n))
+			assert.NotEqual(t, report.Lookalike("zz-alice"), report.Lookalike(s.Name), "%q reads as zz-alice: %q", n, s.Name)
+			if strings.HasPrefix(n, "zz-alice") {
+				assert.True(t, strings.HasPrefix(s.Name, `zz-alice\`), "%q shows what it hid: %q", n, s.Name)
+			}
+			assert.Equal(t, 0, s.Score, "%q", n)
+		}
+		full(students["zz-alice"], "")
+	})
+	t.Run("formats", func(t *testing.T) {
+		// A24, A29: the whole class's report, in every format: in
+		// Markdown rendered as GitHub renders it, no link; in CSV, no
+		// cell a spreadsheet would run; everywhere, what a program
+		// printed is quoted.
+		for _, f := range report.Formats {
+			if f == "gradescope" {
+				continue
+			}
+			var out bytes.Buffer
+			require.NoError(t, report.Write(&out, f, rep))
+			switch f {
+			case "markdown":
+				var html bytes.Buffer
+				require.NoError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert(out.Bytes(), &html))
+				assert.NotContains(t, html.String(), "<a ", "a link in the rendered Markdown")
+				assert.NotContains(t, html.String(), "<img", "an image in the rendered Markdown")
+			case "csv":
+				rows, err := csv.NewReader(&out).ReadAll()
+				require.NoError(t, err)
+				for _, row := range rows[1:] {
+					for _, cell := range []string{row[0], row[len(row)-1]} {
+						trimmed := strings.TrimLeft(cell, " \t\r\n")
+						assert.False(t, trimmed != "" && strings.ContainsRune("=+-@", rune(trimmed[0])), "a formula in the CSV: %q", cell)
+					}
+				}
+			case "table", "html":
+				for _, line := range strings.Split(out.String(), "\n") {
+					quoted(t, line)
+				}
+			}
+		}
+	})
 	t.Run("forged-cache", func(t *testing.T) {
 		l := lessonOf(students["h-forged-cache"], "01-ringbuffer")
 		assert.Equal(t, 0, l.Score, "the forged full marks were taken")
@@ -654,6 +764,11 @@ func TestHostileCorpus(t *testing.T) {
 		if runtime.GOOS != "windows" {
 			full(students["r-smudge"], "")
 			assert.NoFileExists(t, filepath.Join(dir, "smudged"), "the repository's smudge filter ran")
+			for name, problem := range map[string]string{"r-object-link": " is a link (to ", "r-object-fifo": " is a named pipe (FIFO), not a file"} {
+				s := students[name]
+				assert.Contains(t, s.Problem, problem, name)
+				assert.Equal(t, 0, s.Score, "%s was graded with alice's file", name)
+			}
 		}
 	})
 

@@ -20,10 +20,12 @@
 //     list, and only its lesson files read; archives are read in memory
 //     (nothing of theirs is ever written under its own name), a zip's
 //     directory checked before it is parsed (archive.go), a commit read
-//     with git plumbing in a bare repository of kata's own, so nothing of
-//     the submission's repository runs (git.go); links are followed only
-//     inside the submission, sizes are bounded. Names are cleaned for
-//     display (report.Name) and made unique. A submission that cannot be
+//     with git plumbing in a bare repository of kata's own holding a copy
+//     of the submission's objects, so nothing of the submission's
+//     repository runs, and git reads nothing outside it (git.go); links
+//     are followed only inside the submission, sizes are bounded. Names
+//     are cleaned for display (report.Name) and made unique and unlike
+//     (uniqueNames, report.Lookalike). A submission that cannot be
 //     read is not an error of the grading: it is graded, as a failure
 //     with its reason.
 //  2. Grade turns cells into keys. A key already in the result cache, with

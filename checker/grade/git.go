@@ -20,37 +20,56 @@ import (
 )
 
 // Reading a submission's commit without running anything of the
-// submission's.
+// submission's, and without reading anything outside it.
 //
 // A repository is more than its objects: its .git/config can name programs
 // that git runs (a smudge filter that .gitattributes applies to every file
 // git archive or a checkout writes out, fsmonitor, hooks, ssh and pager
 // commands, a credential helper), include other files, and borrow objects
 // or refs from another repository (objects/info/alternates, commondir, a
-// .git that is a "gitdir:" pointer or a link). kata therefore never runs
-// git in the submission's repository. It
+// .git that is a "gitdir:" pointer or a link). And git opens whatever it
+// finds under .git/objects: a loose object or a pack that is a link into a
+// classmate's repository is read as this one's, and a named pipe there
+// blocks git until it is killed. kata therefore never runs git in the
+// submission's repository. It
 //
-//   - refuses a .git that is a file or a link, a commondir, and
-//     objects/info/alternates, and follows no link among the refs or the
-//     object directories;
+//   - reads the repository only through an os.Root opened on the
+//     submission's directory, so that no path it opens, and no link on the
+//     way to one, leads out of the submission, even if the repository
+//     changes while kata reads it;
+//   - refuses a .git that is a file or a link, a commondir, a reftable,
+//     objects/info/alternates and http-alternates, and, anywhere under
+//     .git/objects and .git/refs, and as HEAD or packed-refs, anything but
+//     a regular file or a directory (a link, a named pipe, a socket, a
+//     device), with the path it found it at;
 //   - reads the refs itself (HEAD, the loose refs, packed-refs), as plain
-//     files of the submission's .git;
-//   - runs git in a fresh bare repository of its own, made for this
-//     submission, whose config kata writes and whose refs are the ones it
-//     read, with the submission's objects directory as its object store
-//     (GIT_OBJECT_DIRECTORY): git never reads the submission's config;
+//     files of the submission's .git, opened without blocking;
+//   - copies the object store (the loose objects and the packs; at most
+//     Limits.Entries files and Limits.UnpackedBytes bytes) into a fresh
+//     bare repository of its own, made for this submission, whose config
+//     kata writes and whose refs are the ones it read: git reads only
+//     kata's copy, never the submission's config, refs or objects;
 //   - runs only plumbing that applies no filter and runs no hook: git
 //     rev-parse (the commit a ref names), git ls-tree (the commit's files),
 //     git cat-file --batch-check and --batch (the lesson files' blobs, as
-//     committed);
+//     committed), each within gitTimeout;
 //   - in an environment of its own: no system or global config
 //     (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null, an empty HOME and
 //     XDG_CONFIG_HOME), no system attributes, no replace refs, no commit
 //     graph, hooks off, no prompt, no lazy fetch, and nothing else of
 //     kata's environment but PATH.
+//
+// What it does not look at: the rest of .git (hooks, config, logs, the
+// index, info/, worktrees/, modules/), which nothing kata runs reads, so a
+// link there (a hook linked from the work tree, as some projects do)
+// changes nothing and is not refused. Nor does it judge where an object
+// came from: an object file with other hard links (as every object of a
+// clone of a local path has) holds the bytes a copy would, and is copied
+// like any other.
 
-// gitTimeout bounds reading one repository.
-const gitTimeout = 2 * time.Minute
+// gitTimeout bounds one git command on kata's copy of a repository: a few
+// milliseconds for a workspace's, far longer than any honest one needs.
+const gitTimeout = 20 * time.Second
 
 // maxRefBytes bounds a loose ref or HEAD, and maxPackedRefs packed-refs.
 const (
@@ -63,7 +82,7 @@ const (
 // committed, is not looked at.
 func (f *Finder) fromGit(dir, ref string) *Submission {
 	s := &Submission{Name: baseName(dir), Source: dir + "@" + ref}
-	r, err := openGit(dir)
+	r, err := openGit(dir, f.Limits)
 	if err != nil {
 		s.Problem = "unsafe or unreadable repository: " + err.Error()
 		return s
@@ -84,68 +103,67 @@ func (f *Finder) fromGit(dir, ref string) *Submission {
 }
 
 // A gitRepo is a submission's repository, read through a bare repository
-// of kata's own.
+// of kata's own holding a copy of its objects.
 type gitRepo struct {
-	objects string // the submission's objects directory
-	tmp     string // kata's: the bare repository and an empty home
-	env     []string
-	ctx     context.Context
-	cancel  context.CancelFunc
+	tmp string // kata's: the bare repository and an empty home
+	env []string
 }
 
 // openGit checks the repository in dir, reads its refs, and makes kata's
-// bare repository for it.
-func openGit(dir string) (*gitRepo, error) {
-	gitDir := filepath.Join(dir, ".git")
-	fi, err := os.Lstat(gitDir)
+// bare repository for it, with a copy of its objects.
+func openGit(dir string, lim Limits) (*gitRepo, error) {
+	if lim == (Limits{}) {
+		lim = DefaultLimits
+	}
+	top, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	fi, err := top.Lstat(".git")
 	switch {
 	case err != nil:
 		return nil, err
 	case fi.Mode()&fs.ModeSymlink != 0:
-		target, _ := os.Readlink(gitDir)
+		target, _ := top.Readlink(".git")
 		return nil, fmt.Errorf(".git is a link (to %q): kata reads only a repository inside the submission; grade a clone", target)
 	case fi.Mode().IsRegular():
 		return nil, errors.New(".git is a file (a pointer to a repository elsewhere, as a worktree's or a submodule's is): kata reads only a repository inside the submission; grade a clone")
 	case !fi.IsDir():
-		return nil, errors.New(".git is not a directory")
+		return nil, fmt.Errorf(".git is %s, not a directory", kindOf(fi.Mode()))
 	}
+	// Everything below is read through git: it cannot lead out of the
+	// submission's directory, links or not.
+	git, err := top.OpenRoot(".git")
+	if err != nil {
+		return nil, err
+	}
+	defer git.Close()
 	for _, p := range []struct{ name, why string }{
 		{"commondir", "keeps its refs and objects in another repository (commondir, a worktree's)"},
 		{"objects/info/alternates", "borrows objects from another repository (objects/info/alternates); grade a clone made with --no-shared"},
 		{"objects/info/http-alternates", "borrows objects from elsewhere (objects/info/http-alternates)"},
 		{"reftable", "keeps its refs in the reftable format, which kata does not read; grade a clone made with refs as files"},
 	} {
-		if _, err := os.Lstat(filepath.Join(gitDir, filepath.FromSlash(p.name))); err == nil {
+		if _, err := git.Lstat(p.name); err == nil {
 			return nil, fmt.Errorf("the repository %s", p.why)
 		}
 	}
 	// The object directories, and the refs, must be the repository's own.
 	for _, d := range []string{"objects", "objects/pack", "refs"} {
-		fi, err := os.Lstat(filepath.Join(gitDir, filepath.FromSlash(d)))
+		fi, err := git.Lstat(d)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && d != "objects":
 		case err != nil:
 			return nil, fmt.Errorf("its .git/%s could not be read: %v", d, err)
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return nil, fmt.Errorf("its .git/%s is a link: kata follows no link in a repository", d)
+			target, _ := git.Readlink(d)
+			return nil, fmt.Errorf("its .git/%s is a link (to %q): kata follows no link in a repository", d, target)
 		case !fi.IsDir():
-			return nil, fmt.Errorf("its .git/%s is not a directory", d)
+			return nil, fmt.Errorf("its .git/%s is %s, not a directory", d, kindOf(fi.Mode()))
 		}
 	}
-	objects, err := filepath.Abs(filepath.Join(gitDir, "objects"))
-	if err != nil {
-		return nil, err
-	}
-	entries, err := os.ReadDir(objects)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if e.Type()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("its .git/objects/%s is a link: kata follows no link in a repository", e.Name())
-		}
-	}
-	refs, head, err := readRefs(gitDir)
+	refs, head, err := readRefs(git)
 	if err != nil {
 		return nil, err
 	}
@@ -163,24 +181,107 @@ func openGit(dir string) (*gitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &gitRepo{objects: objects, tmp: tmp}
-	r.ctx, r.cancel = context.WithTimeout(context.Background(), gitTimeout)
+	r := &gitRepo{tmp: tmp}
 	if err := r.makeBare(refs, head, format); err != nil {
+		r.close()
+		return nil, err
+	}
+	if err := copyObjects(git, filepath.Join(r.bare(), "objects"), lim); err != nil {
 		r.close()
 		return nil, err
 	}
 	return r, nil
 }
 
+// copyObjects copies the object store of the repository git (its loose
+// objects and packs: every file under objects/ but objects/info/) to dst.
+// Anything there that is not a regular file or a directory is refused
+// with its path, and so is a store of more than lim.Entries files or
+// lim.UnpackedBytes bytes. Files are opened through git (no link out of
+// the submission), without blocking (a named pipe put in place of a file
+// after kata looked is seen for what it is, not waited on), and copied up
+// to the size they had when opened.
+func copyObjects(git *os.Root, dst string, lim Limits) error {
+	count, total := 0, int64(0)
+	return fs.WalkDir(git.FS(), "objects", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("its .git/%s could not be read: %v", name, err)
+		}
+		if count++; count > lim.Entries {
+			return fmt.Errorf("its .git/objects holds more than %d files: grade a clone (git gc packs them)", lim.Entries)
+		}
+		mode := d.Type()
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			target, _ := git.Readlink(name)
+			return fmt.Errorf("its .git/%s is a link (to %q): kata follows no link in a repository", name, target)
+		case !d.IsDir() && !mode.IsRegular():
+			return fmt.Errorf("its .git/%s is %s, not a file: kata reads only files in a repository", name, kindOf(mode))
+		case name == "objects/info" || strings.HasPrefix(name, "objects/info/"):
+			return nil // looked at, not copied: the commit graph, the list of packs
+		case d.IsDir():
+			return os.MkdirAll(filepath.Join(dst, filepath.FromSlash(strings.TrimPrefix(name, "objects"))), 0o700)
+		}
+		in, err := git.OpenFile(name, os.O_RDONLY|openNonBlocking, 0)
+		if err != nil {
+			return fmt.Errorf("its .git/%s could not be read: %v", name, err)
+		}
+		defer in.Close()
+		fi, err := in.Stat()
+		if err != nil {
+			return fmt.Errorf("its .git/%s could not be read: %v", name, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("its .git/%s is %s, not a file: kata reads only files in a repository", name, kindOf(fi.Mode()))
+		}
+		if total += fi.Size(); total > lim.UnpackedBytes {
+			return fmt.Errorf("its objects take more than %d MiB: grade a shallow clone", lim.UnpackedBytes>>20)
+		}
+		out, err := os.OpenFile(filepath.Join(dst, filepath.FromSlash(strings.TrimPrefix(name, "objects"))), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		_, err = io.CopyN(out, in, fi.Size())
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("its .git/%s could not be copied: %v", name, err)
+		}
+		return nil
+	})
+}
+
+// kindOf names what a file that is not a regular file or a directory is.
+func kindOf(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		return "a link"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode.IsDir():
+		return "a directory"
+	case mode.IsRegular():
+		return "a file"
+	}
+	return "a special file"
+}
+
+// bare is kata's bare repository.
+func (r *gitRepo) bare() string { return filepath.Join(r.tmp, "repo.git") }
+
 func (r *gitRepo) close() {
-	r.cancel()
 	os.RemoveAll(r.tmp)
 }
 
 // makeBare writes kata's bare repository: its config, HEAD and refs, and
 // the environment git runs in.
 func (r *gitRepo) makeBare(refs map[string]string, head, format string) error {
-	bare, home := filepath.Join(r.tmp, "repo.git"), filepath.Join(r.tmp, "home")
+	bare, home := r.bare(), filepath.Join(r.tmp, "home")
 	for _, d := range []string{home, filepath.Join(bare, "objects"), filepath.Join(bare, "refs")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
@@ -203,7 +304,6 @@ func (r *gitRepo) makeBare(refs map[string]string, head, format string) error {
 	}
 	r.env = []string{
 		"GIT_DIR=" + bare,
-		"GIT_OBJECT_DIRECTORY=" + r.objects,
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=" + os.DevNull,
 		"GIT_ATTR_NOSYSTEM=1",
@@ -229,21 +329,26 @@ func (r *gitRepo) makeBare(refs map[string]string, head, format string) error {
 	return nil
 }
 
-// git is a git command in kata's bare repository.
-func (r *gitRepo) git(args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(r.ctx, "git", append([]string{
+// git is a git command in kata's bare repository, killed after
+// gitTimeout; call cancel once it has been waited for.
+func (r *gitRepo) git(args ...string) (cmd *exec.Cmd, cancel context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	cmd = exec.CommandContext(ctx, "git", append([]string{
 		"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.commitGraph=false",
 		"-c", "core.multiPackIndex=false", "-c", "protocol.allow=never", "--no-replace-objects",
 	}, args...)...)
 	cmd.Env = r.env
 	cmd.Dir = r.tmp
-	return cmd
+	cmd.WaitDelay = time.Second
+	return cmd, cancel
 }
 
 // commit returns the commit ref names (a branch, a tag, HEAD, a commit,
 // abbreviated or not, and a path from one: main~2, v1^).
 func (r *gitRepo) commit(ref string) (string, error) {
-	out, err := r.git("rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
+	cmd, cancel := r.git("rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	defer cancel()
+	out, err := cmd.Output()
 	if err != nil {
 		return "", err
 	}
@@ -254,7 +359,8 @@ func (r *gitRepo) commit(ref string) (string, error) {
 // Their content is read only when extract asks for it (readBlobs), and a
 // link's target only when a lesson file's path goes through it.
 func (r *gitRepo) tree(commit string, lim Limits) (*tree, error) {
-	cmd := r.git("ls-tree", "-r", "-t", "-z", "--full-tree", commit)
+	cmd, cancel := r.git("ls-tree", "-r", "-t", "-z", "--full-tree", commit)
+	defer cancel()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -343,7 +449,8 @@ func (r *gitRepo) readBlobs(es []*entry, limit int64) {
 		byOID[e.oid] = append(byOID[e.oid], e)
 	}
 	// Sizes.
-	cmd := r.git("cat-file", "--batch-check")
+	cmd, cancel := r.git("cat-file", "--batch-check")
+	defer cancel()
 	cmd.Stdin = strings.NewReader(strings.Join(oids, "\n") + "\n")
 	out, err := cmd.Output()
 	if err != nil {
@@ -378,7 +485,8 @@ func (r *gitRepo) readBlobs(es []*entry, limit int64) {
 		return
 	}
 	// Content.
-	cmd = r.git("cat-file", "--batch")
+	cmd, cancel2 := r.git("cat-file", "--batch")
+	defer cancel2()
 	cmd.Stdin = strings.NewReader(strings.Join(fetch, "\n") + "\n")
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
@@ -418,15 +526,16 @@ func (r *gitRepo) readBlobs(es []*entry, limit int64) {
 }
 
 // readRefs reads a repository's refs the way git does, as files of its
-// .git: the loose refs under refs/, packed-refs, and HEAD. It returns
-// every ref that names an object (symbolic refs resolved) and HEAD (a
-// symbolic "ref: refs/heads/main", or an object). Names that git itself
-// would refuse are left out; a link anywhere among them is refused.
-func readRefs(gitDir string) (map[string]string, string, error) {
+// .git (git, a root there): the loose refs under refs/, packed-refs, and
+// HEAD. It returns every ref that names an object (symbolic refs resolved)
+// and HEAD (a symbolic "ref: refs/heads/main", or an object). Names that
+// git itself would refuse are left out; a link, or anything else that is
+// not a file or a directory, anywhere among them is refused.
+func readRefs(git *os.Root) (map[string]string, string, error) {
 	refs := map[string]string{}
 	symbolic := map[string]string{}
 	// packed-refs, then loose refs over them.
-	if data, err := readSmall(filepath.Join(gitDir, "packed-refs"), maxPackedRefs); err == nil {
+	if data, err := readSmall(git, "packed-refs", maxPackedRefs); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if line == "" || line[0] == '#' || line[0] == '^' {
 				continue
@@ -440,25 +549,29 @@ func readRefs(gitDir string) (map[string]string, string, error) {
 		return nil, "", err
 	}
 	count := 0
-	err := filepath.WalkDir(filepath.Join(gitDir, "refs"), func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(git.FS(), "refs", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
+			if errors.Is(err, fs.ErrNotExist) && name == "refs" {
 				return nil
 			}
-			return err
-		}
-		rel, _ := filepath.Rel(gitDir, p)
-		name := filepath.ToSlash(rel)
-		if d.Type()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("its %s is a link: kata follows no link in a repository", name)
-		}
-		if d.IsDir() || !validRefName(name) {
-			return nil
+			return fmt.Errorf("its .git/%s could not be read: %v", name, err)
 		}
 		if count++; count > DefaultLimits.Entries {
 			return fmt.Errorf("it has more than %d refs", DefaultLimits.Entries)
 		}
-		data, err := readSmall(p, maxRefBytes)
+		switch mode := d.Type(); {
+		case mode&fs.ModeSymlink != 0:
+			target, _ := git.Readlink(name)
+			return fmt.Errorf("its .git/%s is a link (to %q): kata follows no link in a repository", name, target)
+		case d.IsDir():
+			return nil
+		case !mode.IsRegular():
+			return fmt.Errorf("its .git/%s is %s, not a file: kata reads only files in a repository", name, kindOf(mode))
+		}
+		if !validRefName(name) {
+			return nil
+		}
+		data, err := readSmall(git, name, maxRefBytes)
 		if err != nil {
 			return err
 		}
@@ -483,7 +596,7 @@ func readRefs(gitDir string) (map[string]string, string, error) {
 			refs[name] = oid
 		}
 	}
-	data, err := readSmall(filepath.Join(gitDir, "HEAD"), maxRefBytes)
+	data, err := readSmall(git, "HEAD", maxRefBytes)
 	if err != nil {
 		return nil, "", err
 	}
@@ -496,23 +609,36 @@ func readRefs(gitDir string) (map[string]string, string, error) {
 	return refs, head, nil
 }
 
-// readSmall reads a regular file (not a link) of at most limit bytes.
-func readSmall(p string, limit int64) ([]byte, error) {
-	fi, err := os.Lstat(p)
+// readSmall reads name, a regular file (not a link, nor a named pipe) of
+// git (a root at a repository's .git) of at most limit bytes. It opens the
+// file without blocking, and checks what it opened: a file swapped for a
+// pipe after Lstat is refused, not waited on.
+func readSmall(git *os.Root, name string, limit int64) ([]byte, error) {
+	fi, err := git.Lstat(name)
 	if err != nil {
 		return nil, err
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("its %s is a link: kata follows no link in a repository", filepath.Base(p))
+		target, _ := git.Readlink(name)
+		return nil, fmt.Errorf("its .git/%s is a link (to %q): kata follows no link in a repository", name, target)
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > limit {
-		return nil, fmt.Errorf("its %s is not a small file", filepath.Base(p))
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("its .git/%s is %s, not a file: kata reads only files in a repository", name, kindOf(fi.Mode()))
 	}
-	f, err := os.Open(p)
+	f, err := git.OpenFile(name, os.O_RDONLY|openNonBlocking, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("its .git/%s is %s, not a file: kata reads only files in a repository", name, kindOf(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("its .git/%s is larger than %d bytes: not a ref", name, limit)
+	}
 	return io.ReadAll(io.LimitReader(f, limit))
 }
 

@@ -2,12 +2,14 @@ package grade
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -376,4 +378,146 @@ func TestGitIgnoresTheGradersGitSettings(t *testing.T) {
 	// the grader's GIT_ALTERNATE_OBJECT_DIRECTORIES.
 	s = gitSub(t, erin.dir+"@"+aliceHead)
 	assert.Contains(t, s.Problem, "the repository has no commit")
+}
+
+// commitMissingBlob commits, on main, blob (which the repository does not
+// hold) as file, and returns the path its loose object would have.
+func commitMissingBlob(r *testRepo, blob, file string) string {
+	r.t.Helper()
+	r.git("update-index", "--cacheinfo", "100644,"+blob+","+file)
+	tree := r.git("write-tree", "--missing-ok")
+	commit := r.git("commit-tree", tree, "-p", "HEAD", "-m", "take "+file)
+	r.git("update-ref", "refs/heads/main", commit)
+	dir := filepath.Join(r.dir, ".git", "objects", blob[:2])
+	require.NoError(r.t, os.MkdirAll(dir, 0o755))
+	return filepath.Join(dir, blob[2:])
+}
+
+// TestGitObjectStoreHoldsOnlyFiles: git reads a repository's objects by
+// opening files under .git/objects, and follows whatever it finds there.
+// A loose object or a pack that is a link into a classmate's repository
+// (A11: mallory's commit names bob's blob, and her object file is a link
+// to his) grades the classmate's work as hers; a named pipe (A13) blocks
+// git until a time limit, on every grade, cached or not. Each is refused,
+// at once, with the path it is at; honest repositories (packed, cloned
+// from a local path, with a linked hook) are read as before.
+func TestGitObjectStoreHoldsOnlyFiles(t *testing.T) {
+	needGit(t)
+	if runtime.GOOS == "windows" {
+		t.Skip("links and named pipes in a repository are Unix files")
+	}
+	class := filepath.Join(t.TempDir(), "class")
+	alices := edit(t, ref(t, "runq.go"), "func runqputtail(", "// alice's own\nfunc runqputtail(")
+	alice := newRepo(t, filepath.Join(class, "alice"), map[string][]byte{"runq.go": alices})
+	blob := alice.git("rev-parse", "HEAD:runq.go")
+	aliceObject := filepath.Join(alice.dir, ".git", "objects", blob[:2], blob[2:])
+	require.FileExists(t, aliceObject)
+
+	// mallory commits alice's blob without holding it: her commit names
+	// it, her object store lacks it (setup adds it, as a link or a pipe).
+	mallory := func(name string) (*testRepo, string) {
+		m := newRepo(t, filepath.Join(class, name), skeletonFrom(t, "01-ringbuffer"))
+		return m, commitMissingBlob(m, blob, "runq.go")
+	}
+	notAlices := func(t *testing.T, s *Submission) {
+		t.Helper()
+		data, _ := s.File("runq.go")
+		assert.False(t, strings.Contains(string(data), "alice's own"), "graded with alice's file")
+	}
+
+	t.Run("loose-object-link", func(t *testing.T) {
+		_, obj := mallory("m-link")
+		rel, err := filepath.Rel(filepath.Dir(obj), aliceObject)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(rel, obj))
+		s := gitSub(t, filepath.Join(class, "m-link")+"@main")
+		assert.Contains(t, s.Problem, ".git/objects/"+blob[:2]+"/"+blob[2:]+" is a link")
+		notAlices(t, s)
+	})
+	t.Run("loose-object-fifo", func(t *testing.T) {
+		_, obj := mallory("m-fifo")
+		require.NoError(t, mkfifo(obj))
+		start := time.Now()
+		s := gitSub(t, filepath.Join(class, "m-fifo")+"@main")
+		assert.Less(t, time.Since(start), 10*time.Second, "a named pipe held kata up")
+		assert.Contains(t, s.Problem, ".git/objects/"+blob[:2]+"/"+blob[2:]+" is a named pipe")
+	})
+	t.Run("loose-object-socket", func(t *testing.T) {
+		_, obj := mallory("m-sock")
+		t.Chdir(filepath.Dir(obj)) // a socket's path is short: name it from its directory
+		l, err := net.Listen("unix", filepath.Base(obj))
+		if err != nil {
+			t.Skipf("no Unix socket here: %v", err)
+		}
+		defer l.Close()
+		s := gitSub(t, filepath.Join(class, "m-sock")+"@main")
+		assert.Contains(t, s.Problem, " is a socket")
+	})
+	t.Run("pack-link", func(t *testing.T) {
+		// alice packs her objects; mallory links her pack and its index.
+		packed := newRepo(t, filepath.Join(class, "alice-packed"), map[string][]byte{"runq.go": alices})
+		packed.git("gc", "-q")
+		m, _ := mallory("m-pack")
+		packs, err := filepath.Glob(filepath.Join(packed.dir, ".git", "objects", "pack", "pack-*"))
+		require.NoError(t, err)
+		require.NotEmpty(t, packs)
+		for _, p := range packs {
+			require.NoError(t, os.Symlink(p, filepath.Join(m.dir, ".git", "objects", "pack", filepath.Base(p))))
+		}
+		s := gitSub(t, m.dir+"@main")
+		assert.Contains(t, s.Problem, ".git/objects/pack/pack-")
+		assert.Contains(t, s.Problem, " is a link")
+		notAlices(t, s)
+	})
+	t.Run("directory-link", func(t *testing.T) {
+		// A loose objects directory that is a link: refused before (the
+		// top of objects/ was checked), and still.
+		m, obj := mallory("m-dirlink")
+		require.NoError(t, os.Remove(filepath.Dir(obj)))
+		require.NoError(t, os.Symlink(filepath.Dir(aliceObject), filepath.Dir(obj)))
+		s := gitSub(t, m.dir+"@main")
+		assert.Contains(t, s.Problem, ".git/objects/"+blob[:2]+" is a link")
+		notAlices(t, s)
+	})
+	t.Run("http-alternates", func(t *testing.T) {
+		m, _ := mallory("m-http")
+		info := filepath.Join(m.dir, ".git", "objects", "info")
+		require.NoError(t, os.MkdirAll(info, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(info, "http-alternates"), []byte("https://example.invalid/alice.git/objects\n"), 0o644))
+		s := gitSub(t, m.dir+"@main")
+		assert.Contains(t, s.Problem, "http-alternates")
+	})
+	t.Run("fifo-ref", func(t *testing.T) {
+		m := newRepo(t, filepath.Join(class, "m-fiforef"), nil)
+		require.NoError(t, mkfifo(filepath.Join(m.dir, ".git", "refs", "heads", "stuck")))
+		start := time.Now()
+		s := gitSub(t, m.dir+"@main")
+		assert.Less(t, time.Since(start), 10*time.Second, "a named pipe held kata up")
+		assert.Contains(t, s.Problem, "refs/heads/stuck")
+	})
+
+	// Honest repositories: packed by git gc, a clone of a local path
+	// (whose objects are hard links to the original's), one with a hook
+	// that is a link, and one with a linked worktree: all read as before.
+	honest := map[string]*testRepo{}
+	gc := newRepo(t, filepath.Join(class, "h-gc"), map[string][]byte{"runq.go": alices})
+	gc.git("gc", "-q", "--aggressive")
+	honest["h-gc"] = gc
+	clone := filepath.Join(class, "h-clone")
+	alice.git("clone", "-q", alice.dir, clone)
+	honest["h-clone"] = &testRepo{t: t, dir: clone}
+	hooked := newRepo(t, filepath.Join(class, "h-hook"), map[string][]byte{"runq.go": alices})
+	require.NoError(t, os.WriteFile(filepath.Join(hooked.dir, "pre-commit.sh"), []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.Symlink("../../pre-commit.sh", filepath.Join(hooked.dir, ".git", "hooks", "pre-commit")))
+	honest["h-hook"] = hooked
+	worktrees := newRepo(t, filepath.Join(class, "h-worktree"), map[string][]byte{"runq.go": alices})
+	worktrees.git("worktree", "add", "-q", filepath.Join(t.TempDir(), "elsewhere"))
+	honest["h-worktree"] = worktrees
+	for name, r := range honest {
+		s := gitSub(t, r.dir+"@main")
+		require.Empty(t, s.Problem, name)
+		data, problem := s.File("runq.go")
+		require.Empty(t, problem, name)
+		assert.True(t, string(alices) == string(data), "%s: got %.100q", name, data)
+	}
 }

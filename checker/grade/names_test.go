@@ -126,3 +126,48 @@ func htmlish(format, name string) string {
 	}
 	return name
 }
+
+// TestLookalikeNamesReadApart (A24): submissions named to read as the
+// honest "correct": a trailing space or no-break space, characters
+// Unicode shows as nothing (U+034F, U+3164, U+FE0F), a name that differs
+// only by case, one with a Cyrillic letter, "José" written two ways, and
+// names that would be live in a spreadsheet or in Markdown. Every one
+// reads as someone else in every format: the ones that hid something
+// show it escaped, and the honest name keeps its own; names that look
+// alike with nothing hidden (case, script, normalization) are all
+// numbered, so none passes for another.
+func TestLookalikeNamesReadApart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows file names cannot end in a space")
+	}
+	class := filepath.Join(t.TempDir(), "class")
+	names := []string{"correct", "correct ", "correct\u00a0", "correct\u034f", "correct\u3164", "correct\ufe0f",
+		"Bob", "bob", "сarol", "carol", "José", "Jose\u0301", "www.evil.example", " =1+1"}
+	for _, name := range names {
+		ws := filepath.Join(class, name)
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, ".kata"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, ".kata", "progress.json"), []byte("{}"), 0o644))
+	}
+	subs, err := finder().Find([]string{class})
+	require.NoError(t, err)
+	require.Len(t, subs, len(names))
+	shown := map[string]string{}
+	seen := map[string]string{}
+	for _, s := range subs {
+		raw := filepath.Base(s.Source)
+		shown[raw] = s.Name
+		k := report.Lookalike(s.Name)
+		assert.Empty(t, seen[k], "%q and %q read alike: %q", raw, seen[k], s.Name)
+		seen[k] = raw
+	}
+	assert.Equal(t, "correct", shown["correct"], "the honest name keeps its own")
+	for raw, want := range map[string]string{"correct ": `correct\x20`, "correct\u00a0": `correct\u00a0`, "correct\u034f": `correct\u034f`,
+		"correct\u3164": `correct\u3164`, "correct\ufe0f": `correct\ufe0f`, " =1+1": `\x20=1+1`, "www.evil.example": "www.evil.example"} {
+		assert.Equal(t, want, shown[raw], "%q", raw)
+	}
+	for _, pair := range [][2]string{{"Bob", "bob"}, {"сarol", "carol"}, {"José", "Jose\u0301"}} {
+		for _, raw := range pair {
+			assert.Regexp(t, `-\d$`, shown[raw], "%q looks like %q: neither may keep the name", raw, pair)
+		}
+	}
+}

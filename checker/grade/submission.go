@@ -18,8 +18,9 @@ import (
 // A Submission is one student's work, as kata found it.
 type Submission struct {
 	// Name is the student as the report names them: the directory's or
-	// archive's name, cleaned (report.Name: control and format characters
-	// shown as escapes, on one line) and unique within one grading.
+	// archive's name, cleaned (report.Name: control, format and invisible
+	// characters shown as escapes, on one line) and unlike every other
+	// within one grading (uniqueNames).
 	Name string
 	// Source is where it came from, as given: a path, or path@ref.
 	Source string
@@ -98,10 +99,11 @@ func (f *Finder) Find(args []string) ([]*Submission, error) {
 	if len(subs) == 0 {
 		return nil, errors.New("grade: no submissions found (name workspace directories, archives, or a directory of them)")
 	}
-	for _, s := range subs {
-		s.Name = report.Name(s.Name)
+	raw := make([]string, len(subs))
+	for i, s := range subs {
+		raw[i], s.Name = s.Name, report.Name(s.Name)
 	}
-	uniqueNames(subs)
+	uniqueNames(subs, raw)
 	return subs, nil
 }
 
@@ -299,29 +301,90 @@ func baseName(p string) string {
 	return base
 }
 
-// uniqueNames makes names unique: a clash keeps its archive extension,
-// then gets a number. Names are compared as they are shown, cleaned: two
-// that clean to the same text are a clash.
-func uniqueNames(subs []*Submission) {
-	count := map[string]int{}
-	for _, s := range subs {
-		count[s.Name]++
+// uniqueNames makes names unique, and unlike: names a reader could take
+// for one another (report.Lookalike: "Bob" and "bob", "José" written two
+// ways, a Cyrillic "с" for a Latin "c") clash as much as equal ones. Names
+// are compared as they are shown, cleaned (report.Name); raw are the names
+// before cleaning. In a clash, archives keep their extension; then, of
+// the names that still clash,
+//
+//   - if they were the same before cleaning (the same directory name
+//     under two of the directories graded), the first keeps it;
+//   - else, if just one of them shows as it is (cleaning escaped nothing
+//     in it), it keeps it: the others hid something;
+//   - else none keeps it: a name can be chosen to sort before another,
+//     so none may pass for the other's owner;
+//
+// and the others get a number (-2, -3..., or -1, -2... when none keeps
+// it). Every student then reads as someone else than the others, in every
+// format, and a report written as a file per student (Gradescope's, on a
+// file system that ignores case) has a file for each.
+func uniqueNames(subs []*Submission, raw []string) {
+	groups := func() map[string][]int {
+		g := map[string][]int{}
+		for i, s := range subs {
+			k := report.Lookalike(s.Name)
+			g[k] = append(g[k], i)
+		}
+		return g
 	}
-	taken := map[string]bool{}
-	for _, s := range subs {
-		if count[s.Name] > 1 {
-			if ext := archiveExt(s.Source); ext != "" {
-				s.Name += ext
+	for _, members := range groups() {
+		if len(members) > 1 {
+			for _, i := range members {
+				if ext := archiveExt(subs[i].Source); ext != "" {
+					subs[i].Name += ext
+				}
 			}
 		}
 	}
-	for _, s := range subs {
-		name := s.Name
-		for i := 2; taken[name]; i++ {
-			name = fmt.Sprintf("%s-%d", s.Name, i)
+	g := groups()
+	taken := map[string]bool{}
+	for k, members := range g {
+		if len(members) == 1 {
+			taken[k] = true
 		}
-		s.Name = name
-		taken[name] = true
+	}
+	for i := range subs {
+		k := report.Lookalike(subs[i].Name)
+		members := g[k]
+		if len(members) < 2 || members[0] != i {
+			continue // alone, or numbered with its group's first
+		}
+		keeper := -1
+		same, plain := true, []int{}
+		for _, m := range members {
+			same = same && raw[m] == raw[members[0]]
+			if report.Name(raw[m]) == raw[m] {
+				plain = append(plain, m)
+			}
+		}
+		switch {
+		case same:
+			keeper = members[0]
+		case len(plain) == 1:
+			keeper = plain[0]
+		}
+		n := 2
+		if keeper < 0 {
+			n = 1
+		} else {
+			taken[k] = true
+		}
+		for _, m := range members {
+			if m == keeper {
+				continue
+			}
+			for {
+				name := fmt.Sprintf("%s-%d", subs[m].Name, n)
+				n++
+				// Not like a name given out, nor like another student's.
+				if nk := report.Lookalike(name); !taken[nk] && g[nk] == nil {
+					subs[m].Name = name
+					taken[nk] = true
+					break
+				}
+			}
+		}
 	}
 }
 

@@ -57,7 +57,7 @@ func Classroom(command string, lessons []LessonGrade, informational []LessonGrad
 				Name:     l.ID + ": " + t.Name,
 				Status:   t.Status,
 				Score:    t.Score,
-				Message:  shorten(Clean(t.Message)),
+				Message:  shorten(Detail(t)),
 				TestCode: command + " " + l.ID[:2],
 			})
 		}

@@ -8,19 +8,24 @@ import (
 )
 
 // FromResult turns the checker's grade of a lesson into a report's: every
-// reason in one line, characters a terminal or a parser would choke on
-// replaced, timings dropped. tests are the lesson's tests: a result that
+// reason in one line, what the program printed quoted in it (Printed),
+// characters a terminal or a parser would choke on replaced, timings
+// dropped. tests are the lesson's tests: a result that
 // lacks some (kata could not run the check at all) gets them as errors.
 func FromResult(res *checker.LessonResult, tests []lessons.Test) LessonGrade {
 	g := LessonGrade{ID: res.ID, Status: res.Status, Score: res.Score, MaxScore: res.MaxScore}
 	for _, e := range res.CompileErrors {
 		g.CompileErrors = append(g.CompileErrors, Clean(e))
 	}
+	// Compile errors and the vetter's refusals are kata's words only
+	// where the checker says the lesson was not compiled; everything else
+	// a test says may be what the program printed (Printed).
+	compiled := !res.NotCompiled && len(res.CompileErrors) == 0 && len(res.VetProblems) == 0
 	have := map[string]bool{}
 	for _, t := range res.Tests {
 		have[t.Name] = true
 		g.Tests = append(g.Tests, TestGrade{Name: t.Name, Status: t.Status, Score: t.Score, MaxScore: t.MaxScore,
-			Reason: OneLine(t.Message), Message: Clean(t.Message)})
+			Reason: Printed(t.Message, compiled), Message: Clean(t.Message)})
 	}
 	if res.Status == checker.StatusError {
 		why := "kata could not grade it: " + OneLine(res.Error)

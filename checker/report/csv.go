@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 )
 
 // WriteCSV writes one row per student, for a gradebook to import. The
@@ -46,9 +47,19 @@ func WriteCSV(w io.Writer, r *Report) error {
 
 // safeCell defuses a cell a spreadsheet would run as a formula (CSV
 // injection): names and notes come from file names and from code under
-// test.
+// test. A cell is quoted with a leading ' if its first character that is
+// not a space (spreadsheets skip leading spaces, tabs and line breaks
+// before a formula) starts one: = + - @, their fullwidth forms, a tab or
+// a carriage return, or | and %, which some read as a link to another
+// program (DDE).
 func safeCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	t := strings.TrimLeftFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || hiddenRune(r)
+	})
+	if t == "" && s == "" {
+		return s
+	}
+	if t == "" || strings.ContainsRune("=+-@|%＝＋－＠", []rune(t)[0]) || t != s {
 		return "'" + s
 	}
 	return s

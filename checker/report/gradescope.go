@@ -55,7 +55,7 @@ func Gradescope(r *Report, s *Student) GradescopeResults {
 				Score:      t.Score,
 				MaxScore:   t.MaxScore,
 				Status:     "failed",
-				Output:     Clean(t.Message),
+				Output:     Detail(t),
 				Tags:       []string{l.ID},
 				Visibility: "visible",
 			}

@@ -15,6 +15,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 
 var htmlPage = template.Must(template.New("page").Funcs(template.FuncMap{
 	"clean":   Clean,
+	"detail":  Detail,
 	"passing": func(status string) bool { return status == StatusPass },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -55,9 +56,9 @@ small { opacity: .7; }
 <details{{if not (passing .Status)}} open{{end}}>
 <summary><b>{{.ID}}</b> {{.Score}}/{{.MaxScore}}{{if .Reason}} — {{clean .Reason}}{{end}}</summary>
 <table>
-<tr><th>test</th><th>points</th><th>why</th></tr>
+<tr><th>test</th><th>points</th><th>why (what the test printed in quotes, or after |)</th></tr>
 {{- range .Tests}}
-<tr><td>{{.Name}}</td><td class="{{if passing .Status}}pass{{else}}fail{{end}}">{{.Score}}/{{.MaxScore}}</td><td class="why">{{clean .Message}}</td></tr>
+<tr><td>{{.Name}}</td><td class="{{if passing .Status}}pass{{else}}fail{{end}}">{{.Score}}/{{.MaxScore}}</td><td class="why">{{detail .}}</td></tr>
 {{- end}}
 </table>
 </details>

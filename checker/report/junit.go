@@ -72,10 +72,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 				switch t.Status {
 				case StatusPass:
 				case StatusError:
-					c.Error = &junitProblem{Message: t.Reason, Type: "error", Text: Clean(t.Message)}
+					c.Error = &junitProblem{Message: t.Reason, Type: "error", Text: Detail(t)}
 					suite.Errors++
 				default:
-					c.Failure = &junitProblem{Message: t.Reason, Type: "fail", Text: Clean(t.Message)}
+					c.Failure = &junitProblem{Message: t.Reason, Type: "fail", Text: Detail(t)}
 					suite.Failures++
 				}
 				suite.Cases = append(suite.Cases, c)

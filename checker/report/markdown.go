@@ -65,11 +65,15 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 // mdEscape makes one line of text literal in Markdown (and in a table
 // cell): the characters Markdown gives a meaning are backslash-escaped, and
-// < > & become entities so no HTML gets through.
+// < > & become entities so no HTML gets through. So are "@", the ":" of
+// "://" and the "." of "www.", without which GitHub's Markdown (GFM's
+// autolinks, and goldmark's Linkify) would make links of a URL, an e-mail
+// address or a name that starts with www. (https://x.example, a@x.example,
+// www.x.example).
 func mdEscape(s string) string {
 	s = OneLine(s)
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch r {
 		case '<':
 			b.WriteString("&lt;")
@@ -77,8 +81,14 @@ func mdEscape(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '+', '-', '!', '|', '~':
+		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '+', '-', '!', '|', '~', '@':
 			b.WriteRune('\\')
+			b.WriteRune(r)
+		case '.', ':':
+			// The "." of "www." and the ":" of "://" start a link.
+			if r == '.' && strings.HasSuffix(strings.ToLower(b.String()), "www") || r == ':' && strings.HasPrefix(s[i+1:], "/") {
+				b.WriteRune('\\')
+			}
 			b.WriteRune(r)
 		default:
 			b.WriteRune(r)

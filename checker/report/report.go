@@ -96,7 +96,9 @@ type TestGrade struct {
 	Status   string `json:"status"`
 	Score    int    `json:"score"`
 	MaxScore int    `json:"max_score"`
-	// Reason is the failure in one line; Message all of it.
+	// Reason is the failure in one line, kata's words as they are and
+	// what the program printed quoted (Printed); Message all of it, as
+	// the checker wrote it (cleaned).
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 }
@@ -198,33 +200,38 @@ func OneLine(msg string) string {
 // escapes \x1b, the test2json framing byte \x16, \r), format characters
 // (Unicode's Cf: the bidi controls U+202A–U+202E and U+2066–U+2069 that
 // reorder what is shown, U+200E, U+200F, U+061C, zero-width characters,
-// U+FEFF) and the line and paragraph separators U+2028 and U+2029. An
-// escape is plain ASCII, so cleaning twice changes nothing.
+// U+FEFF), the other characters Unicode says to show as nothing (its
+// Default_Ignorable_Code_Point: U+034F, the variation selectors U+FE00–
+// U+FE0F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0...), the
+// spaces other than the ASCII one (U+00A0, U+2000–U+200A, U+3000...) and
+// U+2800, which show as blanks a reader takes for a space or for nothing,
+// and the line and paragraph separators U+2028 and U+2029. An escape is
+// plain ASCII, so cleaning twice changes nothing.
 func Clean(s string) string {
 	return escape(s, true)
-}
-
-// Name cleans a name that must stay on one line (a student's, taken from a
-// file name they chose) as Clean does, newline and tab escaped too (\n,
-// \t). Two names may clean to the same text ("a\u202e" is also a name
-// someone can type); whoever needs them distinct makes them so after
-// cleaning (package grade does).
-func Name(s string) string {
-	return escape(s, false)
 }
 
 // hiddenRune reports whether r is shown escaped: a reader would not see it
 // as itself, or it would change how the text around it is shown.
 func hiddenRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+	switch {
+	case r < utf8.RuneSelf:
+		return r < 0x20 || r == 0x7f
+	case r == '\u2800': // BRAILLE PATTERN BLANK: a letter that shows as a space
+		return true
+	}
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Zs,
+		unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector, unicode.Noncharacter_Code_Point)
 }
 
-// escape is Clean (lines: newline and tab kept) and Name.
+// escape is Clean (lines: newline and tab kept) and Name (name: newline
+// and tab escaped, and the spaces and combining marks Name says).
 func escape(s string, lines bool) string {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || (hiddenRune(r) && !(lines && (r == '\n' || r == '\t'))) {
+		if (r == utf8.RuneError && size == 1) || (hiddenRune(r) && !(lines && (r == '\n' || r == '\t'))) ||
+			(!lines && (r == ' ' || unicode.Is(unicode.M, r))) {
 			break
 		}
 		i += size
@@ -234,31 +241,59 @@ func escape(s string, lines bool) string {
 	}
 	var b strings.Builder
 	b.WriteString(s[:i])
+	// shown says whether the rune before was shown as itself, and is not
+	// a space: a combining mark of a name goes on such a rune, or is
+	// escaped.
+	shown := i > 0
+	if shown {
+		last, _ := utf8.DecodeLastRuneInString(s[:i])
+		shown = last != ' '
+	}
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		literal := false
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case lines && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
+			literal = true
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < utf8.RuneSelf && hiddenRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff && hiddenRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
 		case hiddenRune(r):
-			fmt.Fprintf(&b, `\U%08x`, r)
+			escapeRune(&b, r)
+		case !lines && r == ' ' && (i == 0 || i+size == len(s)):
+			// A name's space shows only between two other characters:
+			// leading or trailing, it is one nobody sees.
+			b.WriteString(`\x20`)
+		case !lines && unicode.Is(unicode.M, r) && !shown:
+			// A combining mark with nothing to combine with shows as
+			// nothing, or on a space.
+			escapeRune(&b, r)
 		default:
 			b.WriteString(s[i : i+size])
+			literal = r != ' '
 		}
+		shown = literal
 		i += size
 	}
 	return b.String()
+}
+
+// escapeRune writes r as Go writes it escaped in a string.
+func escapeRune(b *strings.Builder, r rune) {
+	switch {
+	case r < utf8.RuneSelf:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r <= 0xffff:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
 }
 
 // cleaned returns r as every writer shows it: each student's name and
@@ -274,6 +309,31 @@ func (r *Report) cleaned() *Report {
 		c.Students[i] = s
 	}
 	return &c
+}
+
+// Detail is t's whole message as a report shows it in full: its reason
+// (what the program printed quoted), then the message's other lines, each
+// after "| ", a quotation of what the test printed (as the checker
+// condensed it: a panic's frames, a race's accesses) that no line of
+// kata's own follows.
+func Detail(t TestGrade) string {
+	lines := strings.Split(Clean(t.Message), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	reason := t.Reason
+	if reason == "" {
+		reason = OneLine(t.Message)
+	}
+	if len(lines) <= 1 {
+		return reason
+	}
+	var b strings.Builder
+	b.WriteString(reason)
+	for _, l := range lines[1:] {
+		b.WriteString("\n| " + l)
+	}
+	return b.String()
 }
 
 // Fraction formats score/max.

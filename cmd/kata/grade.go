@@ -120,9 +120,14 @@ func runGrade(c *cli.Context) error {
 	}
 
 	if perStudent {
+		var names []string
+		for _, s := range rep.Students {
+			names = append(names, s.Name)
+		}
+		dirs := report.StudentDirs(names)
 		for i := range rep.Students {
 			s := &rep.Students[i]
-			p := filepath.Join(out, s.Name, "results.json")
+			p := filepath.Join(out, dirs[i], "results.json")
 			if err := writeFile(p, force, func(w io.Writer) error { return report.WriteGradescope(w, rep, s) }); err != nil {
 				return couldNot(err)
 			}
@@ -154,8 +159,12 @@ func checkOut(out string, force, perStudent bool, subs []*grade.Submission) erro
 		return nil
 	}
 	if perStudent {
+		var names []string
 		for _, s := range subs {
-			p := filepath.Join(out, s.Name, "results.json")
+			names = append(names, s.Name)
+		}
+		for _, dir := range report.StudentDirs(names) {
+			p := filepath.Join(out, dir, "results.json")
 			if _, err := os.Stat(p); err == nil {
 				return usageError(fmt.Sprintf("grade: %s exists; choose another --out, or add --force to replace the results there", p))
 			}

@@ -213,6 +213,37 @@ func TestGradeUsageErrors(t *testing.T) {
 	}
 }
 
+// TestGradescopeDirectoriesNeverOverwrite (A24): "Bob" and "bob", and a
+// name no file system takes as it is, each get a results.json of their
+// own, even where the file system ignores case (as macOS's and Windows's
+// do): the directories differ other than by case.
+func TestGradescopeDirectoriesNeverOverwrite(t *testing.T) {
+	useGradeCache(t)
+	class := filepath.Join(t.TempDir(), "class")
+	names := []string{"Bob", "bob", "eve\u202e"}
+	for _, name := range names {
+		ws := filepath.Join(class, name)
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, ".kata"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, ".kata", "progress.json"), []byte("{}"), 0o644))
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	_, errOut, code := kata(t, "", "grade", "--lessons", "01", "--format", "gradescope", "--out", out, class)
+	require.Equal(t, exitFailed, code, errOut)
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	var dirs []string
+	folded := map[string]bool{}
+	for _, e := range entries {
+		dirs = append(dirs, e.Name())
+		assert.False(t, folded[strings.ToLower(e.Name())], "two directories differ only by case: %q", e.Name())
+		folded[strings.ToLower(e.Name())] = true
+		data, err := os.ReadFile(filepath.Join(out, e.Name(), "results.json"))
+		require.NoError(t, err)
+		require.NoError(t, reporttest.ValidateGradescope(data), e.Name())
+	}
+	assert.ElementsMatch(t, []string{"Bob-1", "bob-2", "eve%5Cu202e"}, dirs)
+}
+
 // workflow is the part of a GitHub Actions workflow the test reads.
 type workflow struct {
 	Name        string            `yaml:"name"`

@@ -1,0 +1,168 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Students' names come from file names they chose (a directory's, an
+// archive's), so a student can choose one that reads as another's. Three
+// functions keep names apart: Name shows a name so that nothing in it is
+// invisible; Lookalike says which names a reader could still take for one
+// another, so that package grade numbers them apart; FileName makes a
+// name a file name that no other student's can overwrite.
+
+// Name cleans a name that must stay on one line (a student's, taken from a
+// file name they chose) as Clean does, newline and tab escaped too (\n,
+// \t), and so that nothing in it goes unseen: a leading or trailing space
+// is written \x20, and a combining mark
+// that follows no character shown as itself (one at the start, after a
+// space or after an escape) as its escape (\u0301). Cleaning twice changes
+// nothing.
+//
+// Name does not make names that look alike look different ("José"
+// precomposed and decomposed, "Bob" and "bob", a Cyrillic "с" for a Latin
+// "c"): two names may clean to the same text, or to texts a reader cannot
+// tell apart. Whoever needs them distinct makes them so after cleaning,
+// by Lookalike (package grade does).
+func Name(s string) string {
+	return escape(s, false)
+}
+
+// Lookalike returns the form of name (as Name shows it) that two names a
+// reader could take for one another share: compatibility forms replaced
+// by what they stand for (Unicode NFKD: fullwidth "ｂｏｂ", mathematical
+// letters, ligatures), accents and other combining marks dropped, letters
+// of other scripts that look like Latin ones (Cyrillic "а", "с", "о",
+// Greek "Α", "ο"...) taken for them, case folded, runs of spaces taken
+// for one (HTML shows them so), and the ASCII look-alikes
+// of common fonts merged (l, I, 1 and |; o and 0; "rn" and "m"; "vv" and
+// "w"). It errs on the side of merging: two names that merely resemble
+// each other share it too, and then only get numbered apart.
+//
+// It is a key, not a display: it does not catch every confusable of
+// Unicode's tables (UTS #39), only the Latin, Greek and Cyrillic ones a
+// class is likely to meet.
+func Lookalike(name string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKD.String(name) {
+		if unicode.Is(unicode.M, r) || hiddenRune(r) {
+			continue
+		}
+		if l, ok := confusables[r]; ok {
+			r = l
+		}
+		r = unicode.ToLower(r)
+		if l, ok := confusables[r]; ok {
+			r = l
+		}
+		switch r {
+		case 'i', '1', '|', 'ı':
+			r = 'l'
+		case '0':
+			r = 'o'
+		}
+		b.WriteRune(r)
+	}
+	key := b.String()
+	for strings.Contains(key, "  ") {
+		key = strings.ReplaceAll(key, "  ", " ")
+	}
+	return strings.NewReplacer("rn", "m", "vv", "w").Replace(key)
+}
+
+// confusables maps letters of Greek and Cyrillic (and a few others) to
+// the Latin letters they look like, in the fonts reports are read in.
+var confusables = map[rune]rune{
+	// Greek.
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
+	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X', 'Ϲ': 'C', 'Ϳ': 'J',
+	'α': 'a', 'β': 'b', 'γ': 'y', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'σ': 'o', 'τ': 't',
+	'υ': 'u', 'χ': 'x', 'ω': 'w', 'η': 'n', 'μ': 'u', 'ϲ': 'c', 'ϳ': 'j',
+	// Cyrillic.
+	'А': 'A', 'В': 'B', 'Е': 'E', 'З': '3', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C',
+	'Т': 'T', 'У': 'Y', 'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ј': 'J', 'Ԁ': 'D', 'Ԛ': 'Q', 'Ԝ': 'W', 'Ү': 'Y',
+	'Һ': 'H', 'Ӏ': 'I', 'Ь': 'b',
+	'а': 'a', 'в': 'b', 'е': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'п': 'n', 'р': 'p', 'с': 'c',
+	'т': 't', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ј': 'j', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ү': 'y',
+	'һ': 'h', 'ӏ': 'l', 'г': 'r', 'ь': 'b', 'ѵ': 'v', 'ԍ': 'g',
+	// Armenian, Cherokee and Latin letters that pass for others.
+	'օ': 'o', 'ո': 'n', 'ս': 'u', 'հ': 'h', 'ց': 'g', 'ք': 'p',
+	'Ꭺ': 'A', 'Ᏼ': 'B', 'Ꮯ': 'C', 'Ꭼ': 'E', 'Ꮋ': 'H', 'Ꭻ': 'J', 'Ꮶ': 'K', 'Ꮇ': 'M', 'Ꮲ': 'P', 'Ꭲ': 'T',
+	'ɑ': 'a', 'ɡ': 'g', 'ɩ': 'i', 'ʀ': 'r', 'ᴄ': 'c', 'ᴏ': 'o', 'ᴠ': 'v', 'ᴡ': 'w', 'ᴢ': 'z', 'ꜱ': 's',
+	'ĸ': 'k', 'ǀ': 'l', 'ǃ': '!',
+}
+
+// FileName returns name (as Name shows it) as a file name that means the
+// same on every system kata runs on: one path element, which no system
+// takes for another. Letters, digits and "-_.+@,=" of ASCII and every
+// letter and digit beyond it are kept; anything else (a space, "/" and
+// "\", ":" and the other characters Windows refuses, the backslash of an
+// escape) becomes %XX per byte of its UTF-8, as does a "%" itself, a
+// trailing "." and the first character of a name Windows reserves for a
+// device (CON, NUL, COM1...). Two names give two file names; whether a
+// file system tells them apart (case, Unicode normalization) is Lookalike's
+// business: names that differ only so share a Lookalike, and are numbered
+// apart before they get here.
+func FileName(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		keep := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.+@,=", r)) ||
+			r >= utf8.RuneSelf && r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r) && i > 0)
+		if r == '.' && (i == 0 || i == len(name)-1) {
+			keep = false // ".", "..", a hidden file, a name Windows cuts
+		}
+		if keep {
+			b.WriteRune(r)
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		for _, c := range buf[:utf8.EncodeRune(buf[:], r)] {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	out := b.String()
+	if out == "" {
+		return "%00"
+	}
+	base, _, _ := strings.Cut(strings.ToUpper(out), ".")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
+		"COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+		"LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9":
+		return fmt.Sprintf("%%%02X", out[0]) + out[1:]
+	}
+	return out
+}
+
+// StudentDirs returns a directory name for each of names (students' names
+// as a Report holds them), for a report written as one file per student
+// (Gradescope's DIR/STUDENT/results.json): FileName of each, and, should
+// two of them be taken for one directory by a file system that ignores
+// case or normalization (those of macOS and Windows do), the later one
+// numbered (-2, -3...), so that no student's file is written over
+// another's.
+func StudentDirs(names []string) []string {
+	dirs := make([]string, len(names))
+	taken := map[string]bool{}
+	for i, name := range names {
+		base := FileName(Name(name))
+		dir := base
+		for n := 2; taken[sameFile(dir)]; n++ {
+			dir = fmt.Sprintf("%s-%d", base, n)
+		}
+		taken[sameFile(dir)] = true
+		dirs[i] = dir
+	}
+	return dirs
+}
+
+// sameFile is the form of a file name that file systems which ignore case
+// and Unicode normalization share with every name they take for it.
+func sameFile(name string) string {
+	return strings.ToLower(strings.ToUpper(norm.NFD.String(name)))
+}

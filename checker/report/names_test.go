@@ -1,0 +1,117 @@
+package report_test
+
+import (
+	"testing"
+
+	"github.com/gmp-kata/gmp-kata/checker/report"
+	"github.com/stretchr/testify/assert"
+)
+
+// lookalikes are names chosen to read as "correct" (A24): a trailing
+// space, a trailing no-break space, a leading space, characters Unicode
+// shows as nothing (U+034F, U+3164 HANGUL FILLER, U+FE0F, U+115F, U+2800
+// BRAILLE PATTERN BLANK, a variation selector beyond the BMP, a tag), other
+// spaces, and a combining mark with nothing under it. Each is shown so
+// that it reads as something else than "correct".
+var lookalikes = map[string]string{
+	"correct ":            `correct\x20`,
+	"correct\u00a0":       `correct\u00a0`,
+	" correct":            `\x20correct`,
+	"correct\u034f":       `correct\u034f`,
+	"correct\u3164":       `correct\u3164`,
+	"correct\ufe0f":       `correct\ufe0f`,
+	"correct\u115f":       `correct\u115f`,
+	"correct\u2800":       `correct\u2800`,
+	"correct\U000e0100":   `correct\U000e0100`,
+	"correct\U000e0041":   `correct\U000e0041`,
+	"corr\u2009ect":       `corr\u2009ect`,
+	"correct\u3000":       `correct\u3000`,
+	"\u0301correct":       `\u0301correct`,
+	"correct \u0301":      `correct \u0301`,
+	"correct\u200b\u0301": `correct\u200b\u0301`,
+}
+
+func TestNameShowsWhatIsInvisible(t *testing.T) {
+	for raw, want := range lookalikes {
+		got := report.Name(raw)
+		assert.Equal(t, want, got, "%q", raw)
+		assert.NotEqual(t, "correct", got)
+		assert.Equal(t, got, report.Name(got), "cleaning twice changes nothing: %q", raw)
+		assert.NotEqual(t, report.Lookalike("correct"), report.Lookalike(got), "%q reads as correct", raw)
+	}
+	// What a reader sees as itself stays: a space between words, an
+	// accent on its letter (precomposed or not), other scripts.
+	for _, name := range []string{"Ada Lovelace", "José", "Jose\u0301", "Zoë", "李雷", "Ольга", "ʻOhana", "a\u0308\u0301"} {
+		assert.Equal(t, name, report.Name(name))
+	}
+}
+
+// TestLookalike: names a reader could take for one another share a
+// Lookalike (so package grade numbers them apart); different names do not.
+func TestLookalike(t *testing.T) {
+	alike := [][2]string{
+		{"Bob", "bob"},
+		{"José", "Jose\u0301"},  // precomposed, and decomposed as macOS writes it
+		{"сorrect", "correct"},  // a Cyrillic с
+		{"correct", "соггесt"},  // Cyrillic о, г, е, с
+		{"ΑΙΚΟ", "aiko"},        // Greek capitals
+		{"ｃｏｒｒｅｃｔ", "correct"},  // fullwidth
+		{"𝐜𝐨𝐫𝐫𝐞𝐜𝐭", "correct"},  // mathematical bold
+		{"AIice", "Alice"},      // capital i for l
+		{"rnallory", "mallory"}, // rn for m
+		{"b0b", "bob"},          // zero for o
+		{"ali  ce", "ali ce"},   // HTML shows two spaces as one
+		{"ﬁona", "fiona"},       // a ligature
+		{"\u212Aate", "kate"},   // KELVIN SIGN
+	}
+	for _, p := range alike {
+		assert.Equal(t, report.Lookalike(p[0]), report.Lookalike(p[1]), "%q and %q", p[0], p[1])
+	}
+	unlike := [][2]string{{"alice", "bob"}, {"李雷", "王芳"}, {"ann", "anne"}, {"correct", `correct\x20`}, {"Zoë", "Zoe-2"}}
+	for _, p := range unlike {
+		assert.NotEqual(t, report.Lookalike(p[0]), report.Lookalike(p[1]), "%q and %q", p[0], p[1])
+	}
+}
+
+// TestFileName: a name is one path element, the same on every system,
+// and two names give two.
+func TestFileName(t *testing.T) {
+	for name, want := range map[string]string{
+		"alice":        "alice",
+		"José":         "José",
+		"李雷":           "李雷",
+		`bob\u202e`:    `bob%5Cu202e`,
+		"a/b":          "a%2Fb",
+		`a\b`:          "a%5Cb",
+		"..":           "%2E%2E",
+		".hidden":      "%2Ehidden",
+		"bob.":         "bob%2E",
+		"bob.zip":      "bob.zip",
+		"CON":          "%43ON",
+		"nul.txt":      "%6Eul.txt",
+		"100%":         "100%25",
+		"a:b*c?\"<>|d": "a%3Ab%2Ac%3F%22%3C%3E%7Cd",
+		"Ada Lovelace": "Ada%20Lovelace",
+		"":             "%00",
+	} {
+		assert.Equal(t, want, report.FileName(name), "%q", name)
+	}
+}
+
+// TestStudentDirs: Gradescope's per-student directories (A24): two names
+// that a file system ignoring case or normalization (macOS's, Windows's)
+// takes for one directory get two, so no student's results.json is
+// written over another's.
+func TestStudentDirs(t *testing.T) {
+	assert.Equal(t, []string{"Bob", "bob-2", "BOB-3", "alice"}, report.StudentDirs([]string{"Bob", "bob", "BOB", "alice"}))
+	dirs := report.StudentDirs([]string{"José", "Jose\u0301", "bob-2", "Bob", "bob"})
+	assert.Equal(t, "José", dirs[0])
+	assert.NotEqual(t, "Jose\u0301", dirs[1])
+	assert.Equal(t, []string{"bob-2", "Bob", "bob-3"}, dirs[2:])
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		k := report.Lookalike(d)
+		assert.False(t, seen[k], "%q", d)
+		seen[k] = true
+	}
+}
