@@ -13,7 +13,7 @@ require (
 	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/sys v0.13.0
-	golang.org/x/text v0.28.0
+	golang.org/x/text v0.28.0 // Unicode normalization (NFC, NFKC) for telling look-alike student names apart (checker/report/names.go)
 )
 
 require (
