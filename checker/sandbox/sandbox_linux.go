@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,13 +37,24 @@ type initConfig struct {
 	Root     string // an empty directory to build the sandbox's root on
 	Nobody   bool   // run the program as uid and gid nobody (kata runs as root)
 	Probe    bool   // build the sandbox, start nothing
+	Filter   filter // whether to install the seccomp filter
 }
+
+// A filter says whether the init installs the seccomp filter.
+type filter int
+
+const (
+	filterOff     filter = iota // not (KATA_SANDBOX=off)
+	filterTry                   // if it can: the system may have no seccomp
+	filterRequire               // or fail: the probe installed one
+)
 
 // A Proc is a program started by Start, and every process it starts.
 type Proc struct {
 	cmd      *exec.Cmd
 	isolated bool
 	root     string
+	note     []byte // what the probe's init said it went without
 
 	mu     sync.Mutex
 	waited bool
@@ -71,7 +83,14 @@ func Start(s *Spec) (*Proc, error) {
 
 func start(s *Spec, probe bool) (*Proc, error) {
 	c := initConfig{Path: s.Path, Args: s.Args, Env: s.Env, Dir: s.Dir, Files: len(s.ExtraFiles), Isolate: s.Isolate,
-		ReadOnly: s.ReadOnly, TmpSize: s.TmpSize, FileSize: s.FileSize, Probe: probe}
+		ReadOnly: s.ReadOnly, TmpSize: s.TmpSize, FileSize: s.FileSize, Probe: probe, Filter: filterTry}
+	if disabled() {
+		c.Filter = filterOff
+	} else if !probe {
+		if ok, why := Available(); ok && why == "" {
+			c.Filter = filterRequire
+		}
+	}
 	if c.TmpSize == 0 {
 		c.TmpSize = DefaultTmpSize
 	}
@@ -102,9 +121,12 @@ func start(s *Spec, probe bool) (*Proc, error) {
 		Stdout:     s.Stdout,
 		Stderr:     s.Stderr,
 		ExtraFiles: append(append([]*os.File{}, s.ExtraFiles...), statusW),
-		// Pdeathsig: the init dies with kata (and, isolated, everything
-		// else of the run with it).
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		// Setsid: the run is in a session of its own, with no
+		// controlling terminal, so that it cannot open kata's (/dev/tty)
+		// or push input into it; and a process group of its own, led by
+		// the init. Pdeathsig: the init dies with kata (and, isolated,
+		// everything else of the run with it).
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	if s.Isolate {
 		// The namespaces, with the user's own uid and gid seen as 0
@@ -142,6 +164,9 @@ func start(s *Spec, probe bool) (*Proc, error) {
 	case <-time.After(time.Minute):
 		said = []byte("error: the init did not start the program within a minute")
 	}
+	// "ok", or "ok; " and what the sandbox goes without (a probe's
+	// only).
+	said, p.note, _ = bytes.Cut(said, []byte("; "))
 	if string(said) != "ok" {
 		p.Kill()
 		_ = p.Wait()
@@ -224,7 +249,7 @@ func probe() (bool, string) {
 		err = p.Wait()
 	}
 	if err == nil {
-		return true, ""
+		return true, string(p.note)
 	}
 	why := strings.TrimPrefix(err.Error(), "sandbox: ")
 	// The usual reasons, from the system's settings.
