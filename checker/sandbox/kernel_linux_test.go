@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -400,6 +402,76 @@ func TestNamespaceLimits(t *testing.T) {
 	}
 	if got := inSandbox(t, true, Spec{}, "write", "/proc/sys/kernel/shmmni"); !strings.Contains(got, "read-only file system") {
 		t.Errorf("in the sandbox, writing /proc/sys/kernel/shmmni: %s", got)
+	}
+}
+
+// residentOnly is what the watchdog counted before it counted shared
+// memory: the resident size of every process of the tree.
+func residentOnly(pid int) int64 { return treeMemory(processes(), pid) }
+
+// TestMemoryCountsSharedMemory: the memory a run holds where no
+// process's resident size shows it (red team S02 held 1440 MiB in
+// memfds under a limit of 300) is counted: memory written to a memfd
+// never mapped (refused in the sandbox, so measured on a program run
+// outside it), to a shared mapping whose pages the program dropped from
+// its page tables, to a file of its /tmp that it closed.
+func TestMemoryCountsSharedMemory(t *testing.T) {
+	const mib = 192
+	// A memfd, outside the sandbox.
+	cmd := exec.Command(hostile(t), "hold", fmt.Sprint(mib), "memfd")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if line != "result: holding\n" {
+		t.Fatalf("hold memfd: %q", line)
+	}
+	rss, all := residentOnly(cmd.Process.Pid), MemoryOf(cmd.Process.Pid)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if rss > 64<<20 {
+		t.Errorf("memfd: the resident size alone is %d MiB: the test proves nothing", rss>>20)
+	}
+	if all < mib<<20 {
+		t.Errorf("memfd of %d MiB: MemoryOf says %d MiB", mib, all>>20)
+	}
+
+	for _, kind := range []string{"shared", "tmp"} {
+		for _, isolate := range []bool{false, true} {
+			if kind == "tmp" && !isolate {
+				continue // a temporary directory on the host's disk is disk
+			}
+			if isolate {
+				needSandbox(t)
+			}
+			spec := &Spec{Path: hostile(t), Args: []string{"hostile", "hold", fmt.Sprint(mib), kind}, Dir: "/",
+				Env: []string{"PATH=/bin", "TMPDIR=/tmp"}, Isolate: isolate, ReadOnly: []string{filepath.Dir(hostile(t))},
+				TmpSize: 2 * mib << 20}
+			p, err := Start(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := false
+			for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if p.Memory() >= mib<<20 {
+					ok = true
+					break
+				}
+			}
+			memory, rss := p.Memory(), residentOnly(p.Pid())
+			p.Kill()
+			_ = p.Wait()
+			if !ok {
+				t.Errorf("%s, isolated %v: %d MiB held, Memory says %d MiB", kind, isolate, mib, memory>>20)
+			}
+			if rss > 64<<20 {
+				t.Errorf("%s, isolated %v: the resident size alone is %d MiB: the test proves nothing", kind, isolate, rss>>20)
+			}
+		}
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // nobody is the uid and gid an isolated program runs as when kata runs
@@ -223,15 +225,30 @@ func (p *Proc) Wait() error {
 	return err
 }
 
-// Memory returns the resident memory, in bytes, of every process of the
-// run together: all the init's descendants (see MemoryOf).
+// Memory returns the memory, in bytes, that the run holds: what every
+// process of it holds, all the init's descendants, with the shared
+// memory they hold open or map counted once (see MemoryOf); and,
+// isolated, what is in its /tmp, a tmpfs, whether a process holds it
+// open or not.
 func (p *Proc) Memory() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.waited {
 		return 0
 	}
-	return MemoryOf(p.cmd.Process.Pid)
+	pid := p.cmd.Process.Pid
+	if !p.isolated {
+		return MemoryOf(pid)
+	}
+	// The run's /tmp, seen through its init's root (kata, which made
+	// the user namespace, may look there).
+	tmp := fmt.Sprintf("/proc/%d/root/tmp", pid)
+	var st unix.Stat_t
+	var fs unix.Statfs_t
+	if unix.Stat(tmp, &st) != nil || unix.Statfs(tmp, &fs) != nil || !isShmem(&fs) {
+		return MemoryOf(pid)
+	}
+	return treeMemoryShared(processes(), pid, uint64(st.Dev)) + int64(fs.Blocks-fs.Bfree)*int64(fs.Bsize)
 }
 
 func (p *Proc) cleanup() {
