@@ -59,8 +59,8 @@ import (
 // the files, sockets and memory the run has (the namespaces, the
 // read-only file system and the limits do that), and there is a filter
 // only on linux/amd64 and linux/arm64, on a kernel with seccomp filters
-// (3.5 and later); elsewhere Available says there is none, and runs go on
-// without it.
+// (3.5 and later); elsewhere runs go on without it, and Available's
+// reason says so where there is a sandbox but no filter.
 
 // The seccomp ABI (linux/seccomp.h), which golang.org/x/sys/unix does not
 // have at the version this module uses.
