@@ -69,11 +69,30 @@ func initMain(cfg string) {
 			fail(fmt.Errorf("limiting file sizes: %w", err))
 		}
 	}
+	// A session keyring of its own, new and empty: not the one kata
+	// inherited from a login, with its keys. (The filter refuses the
+	// keyring calls too; this holds where there is no filter.)
+	_, _, _ = unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0)
 	if err := dropPrivileges(c.Isolate); err != nil {
 		fail(err)
 	}
+	// The filter, last: it is this thread's, which starts the program.
+	ok := "ok"
+	if c.Filter != filterOff {
+		err := installFilter()
+		if err == nil && c.Probe {
+			err = checkFilter()
+		}
+		switch {
+		case err == nil:
+		case c.Filter == filterRequire:
+			fail(err)
+		default:
+			ok += "; " + err.Error()
+		}
+	}
 	if c.Probe {
-		fmt.Fprint(status, "ok")
+		fmt.Fprint(status, ok)
 		os.Exit(0)
 	}
 	files := make([]*os.File, c.Files)
@@ -244,7 +263,8 @@ func isolate(c *initConfig) error {
 	if err := os.Mkdir(root+"/dev", 0o755); err != nil {
 		return err
 	}
-	for _, dev := range []string{"null", "zero", "full", "random", "urandom", "tty"} {
+	// Not tty: kata's terminal is no business of the run's.
+	for _, dev := range []string{"null", "zero", "full", "random", "urandom"} {
 		if _, err := os.Stat("/dev/" + dev); err != nil {
 			continue
 		}
@@ -296,6 +316,12 @@ func isolate(c *initConfig) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mounting /proc: %w", err)
 	}
+	limitNamespaces()
+	// /proc/sys read-only: the run, root of its user namespace when kata
+	// is not root, could otherwise set back what limitNamespaces set.
+	if err := bind("/proc/sys", "/proc/sys", false, false); err != nil {
+		return err
+	}
 	if err := unix.Unmount("/.oldroot", unix.MNT_DETACH); err != nil {
 		return fmt.Errorf("detaching the old root: %w", err)
 	}
@@ -310,6 +336,24 @@ func isolate(c *initConfig) error {
 		return fmt.Errorf("bringing the loopback up: %w", err)
 	}
 	return nil
+}
+
+// limitNamespaces sets, in the sandbox's own user and IPC namespaces,
+// the limits their owner may set, to nothing: no namespace may be made
+// in the user namespace (user.max_*_namespaces), and there may be no
+// System V shared memory segment, message queue or semaphore, and no
+// POSIX message queue, in the IPC namespace. The filter refuses all of
+// these already; this holds where there is no filter, and would if a
+// way around it were found. What the kernel does not let the owner set
+// (the IPC limits, on older kernels) is left as it is.
+func limitNamespaces() {
+	for _, name := range []string{"user/max_user_namespaces", "user/max_mnt_namespaces", "user/max_pid_namespaces",
+		"user/max_net_namespaces", "user/max_ipc_namespaces", "user/max_uts_namespaces", "user/max_cgroup_namespaces",
+		"user/max_time_namespaces", "kernel/shmmni", "kernel/shmall", "kernel/shmmax", "kernel/msgmni",
+		"fs/mqueue/queues_max"} {
+		_ = os.WriteFile("/proc/sys/"+name, []byte("0\n"), 0)
+	}
+	_ = os.WriteFile("/proc/sys/kernel/sem", []byte("0 0 0 0\n"), 0)
 }
 
 // visible reports whether path is already in the sandbox, read-only:

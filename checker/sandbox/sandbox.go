@@ -57,10 +57,13 @@ var (
 
 // Available reports whether programs can be run isolated here and, if
 // not, why, in a few words. The first call tries (on Linux, by starting
-// an empty sandbox); later calls remember its answer.
+// an empty sandbox); later calls remember its answer. A sandbox that
+// goes without part of itself is available, and why says what it lacks:
+// on Linux, the seccomp filter, where the kernel or the architecture has
+// none ("no seccomp filter for riscv64").
 func Available() (ok bool, why string) {
 	availableOnce.Do(func() {
-		if v := os.Getenv(EnvDisable); strings.EqualFold(v, "off") {
+		if disabled() {
 			unavailableBy = EnvDisable + "=off"
 			return
 		}
@@ -68,3 +71,6 @@ func Available() (ok bool, why string) {
 	})
 	return available, unavailableBy
 }
+
+// disabled reports whether the sandbox is turned off (KATA_SANDBOX=off).
+func disabled() bool { return strings.EqualFold(os.Getenv(EnvDisable), "off") }

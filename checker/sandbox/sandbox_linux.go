@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // nobody is the uid and gid an isolated program runs as when kata runs
@@ -36,13 +39,24 @@ type initConfig struct {
 	Root     string // an empty directory to build the sandbox's root on
 	Nobody   bool   // run the program as uid and gid nobody (kata runs as root)
 	Probe    bool   // build the sandbox, start nothing
+	Filter   filter // whether to install the seccomp filter
 }
+
+// A filter says whether the init installs the seccomp filter.
+type filter int
+
+const (
+	filterOff     filter = iota // not (KATA_SANDBOX=off)
+	filterTry                   // if it can: the system may have no seccomp
+	filterRequire               // or fail: the probe installed one
+)
 
 // A Proc is a program started by Start, and every process it starts.
 type Proc struct {
 	cmd      *exec.Cmd
 	isolated bool
 	root     string
+	note     []byte // what the probe's init said it went without
 
 	mu     sync.Mutex
 	waited bool
@@ -71,7 +85,14 @@ func Start(s *Spec) (*Proc, error) {
 
 func start(s *Spec, probe bool) (*Proc, error) {
 	c := initConfig{Path: s.Path, Args: s.Args, Env: s.Env, Dir: s.Dir, Files: len(s.ExtraFiles), Isolate: s.Isolate,
-		ReadOnly: s.ReadOnly, TmpSize: s.TmpSize, FileSize: s.FileSize, Probe: probe}
+		ReadOnly: s.ReadOnly, TmpSize: s.TmpSize, FileSize: s.FileSize, Probe: probe, Filter: filterTry}
+	if disabled() {
+		c.Filter = filterOff
+	} else if !probe {
+		if ok, why := Available(); ok && why == "" {
+			c.Filter = filterRequire
+		}
+	}
 	if c.TmpSize == 0 {
 		c.TmpSize = DefaultTmpSize
 	}
@@ -102,9 +123,12 @@ func start(s *Spec, probe bool) (*Proc, error) {
 		Stdout:     s.Stdout,
 		Stderr:     s.Stderr,
 		ExtraFiles: append(append([]*os.File{}, s.ExtraFiles...), statusW),
-		// Pdeathsig: the init dies with kata (and, isolated, everything
-		// else of the run with it).
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		// Setsid: the run is in a session of its own, with no
+		// controlling terminal, so that it cannot open kata's (/dev/tty)
+		// or push input into it; and a process group of its own, led by
+		// the init. Pdeathsig: the init dies with kata (and, isolated,
+		// everything else of the run with it).
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	if s.Isolate {
 		// The namespaces, with the user's own uid and gid seen as 0
@@ -142,6 +166,9 @@ func start(s *Spec, probe bool) (*Proc, error) {
 	case <-time.After(time.Minute):
 		said = []byte("error: the init did not start the program within a minute")
 	}
+	// "ok", or "ok; " and what the sandbox goes without (a probe's
+	// only).
+	said, p.note, _ = bytes.Cut(said, []byte("; "))
 	if string(said) != "ok" {
 		p.Kill()
 		_ = p.Wait()
@@ -198,15 +225,30 @@ func (p *Proc) Wait() error {
 	return err
 }
 
-// Memory returns the resident memory, in bytes, of every process of the
-// run together: all the init's descendants (see MemoryOf).
+// Memory returns the memory, in bytes, that the run holds: what every
+// process of it holds, all the init's descendants, with the shared
+// memory they hold open or map counted once (see MemoryOf); and,
+// isolated, what is in its /tmp, a tmpfs, whether a process holds it
+// open or not.
 func (p *Proc) Memory() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.waited {
 		return 0
 	}
-	return MemoryOf(p.cmd.Process.Pid)
+	pid := p.cmd.Process.Pid
+	if !p.isolated {
+		return MemoryOf(pid)
+	}
+	// The run's /tmp, seen through its init's root (kata, which made
+	// the user namespace, may look there).
+	tmp := fmt.Sprintf("/proc/%d/root/tmp", pid)
+	var st unix.Stat_t
+	var fs unix.Statfs_t
+	if unix.Stat(tmp, &st) != nil || unix.Statfs(tmp, &fs) != nil || !isShmem(&fs) {
+		return MemoryOf(pid)
+	}
+	return treeMemoryShared(processes(), pid, uint64(st.Dev)) + int64(fs.Blocks-fs.Bfree)*int64(fs.Bsize)
 }
 
 func (p *Proc) cleanup() {
@@ -224,7 +266,7 @@ func probe() (bool, string) {
 		err = p.Wait()
 	}
 	if err == nil {
-		return true, ""
+		return true, string(p.note)
 	}
 	why := strings.TrimPrefix(err.Error(), "sandbox: ")
 	// The usual reasons, from the system's settings.

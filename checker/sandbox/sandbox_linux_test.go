@@ -523,8 +523,8 @@ func TestAsAnUnprivilegedUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", test,
-		"-test.run=^Test(Isolated|NoPrivileges|ExtraFiles|NothingOutlives|KillKills|MemoryCounts)", "-test.v")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "TMPDIR=" + dir, "HOSTILE_BIN=" + hostile(t)}
+		"-test.run=^Test(Isolated|NoPrivileges|ExtraFiles|NothingOutlives|KillKills|MemoryCounts|TerminalUnreachable|KeyringEmpty|RefusedSyscalls|ForeignABIsKilled|NoNestedNamespaces|NamespaceLimits|RaceProgramRuns)", "-test.v")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "TMPDIR=" + dir, "HOSTILE_BIN=" + hostile(t), "RACY_BIN=" + racy(t)}
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil || bytes.Contains(out, []byte("--- SKIP")) {

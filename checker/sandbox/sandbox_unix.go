@@ -10,22 +10,24 @@ import (
 	"syscall"
 )
 
-// A Proc is a program started by Start, in a process group of its own.
+// A Proc is a program started by Start, in a session and process group
+// of its own.
 type Proc struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex
 	waited bool
 }
 
-// Start starts s.Path in a process group of its own. There is no sandbox
-// on this system: s.Isolate is refused, and a process that leaves the
-// group (setsid) outlives the run.
+// Start starts s.Path in a session and process group of its own, with no
+// controlling terminal, so that it cannot open kata's (/dev/tty) nor push
+// input into it. There is no sandbox on this system: s.Isolate is
+// refused, and a process that leaves the group (setsid) outlives the run.
 func Start(s *Spec) (*Proc, error) {
 	if s.Isolate {
 		return nil, errors.New("sandbox: not available on " + runtime.GOOS)
 	}
 	cmd := &exec.Cmd{Path: s.Path, Args: s.Args, Env: s.Env, Dir: s.Dir, Stdout: s.Stdout, Stderr: s.Stderr,
-		ExtraFiles: s.ExtraFiles, SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		ExtraFiles: s.ExtraFiles, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

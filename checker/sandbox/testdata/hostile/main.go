@@ -73,7 +73,14 @@ func main() {
 		result = privileges(args[0])
 	case "fds":
 		result = fds()
+	case "cat": // cat PATH: what it holds, on one line
+		data, err := os.ReadFile(args[0])
+		result = fmt.Sprintf("cat: %q %v", strings.TrimSpace(string(data)), err)
 	default:
+		if f, ok := kernelModes[os.Args[1]]; ok {
+			result = f(args)
+			break
+		}
 		result = "unknown mode " + os.Args[1]
 	}
 	fmt.Println("result: " + result)
