@@ -108,3 +108,92 @@ func crash() {
 		t.Errorf("graded in %.0fs, want the hang's limit (2s) and the build", res.WallTime)
 	}
 }
+
+// TestHarnessFeed: what kata takes from the harness's channel. A test
+// starts once in a run (a second start does not restart its clock); an
+// end counts only for the test running; a line without the nonce, or
+// after the report, taints the feed, and a tainted feed's report is not
+// honest; a last line the run did not end is left out.
+func TestHarnessFeed(t *testing.T) {
+	line := func(s string) []byte { return []byte(s + "\n") }
+	f := newHarnessFeed(forgedNonce)
+	f.write(line(`{"nonce":"` + forgedNonce + `","start":"TestA"}`))
+	first := f.current()
+	if first.running != "TestA" || first.last != "TestA" || first.tainted {
+		t.Fatalf("after TestA's start: %+v", first)
+	}
+	time.Sleep(10 * time.Millisecond)
+	f.write(line(`{"nonce":"` + forgedNonce + `","end":"TestB","verdict":"pass"}`))
+	f.write(line(`{"nonce":"` + forgedNonce + `","start":"TestB"}`))
+	f.write(line(`{"nonce":"` + forgedNonce + `","start":"TestA"}`)) // TestA again: ignored
+	if st := f.current(); st.running != "TestB" {
+		t.Errorf("after TestB's start: %+v, want TestB running", st)
+	}
+	f.write(line(`{"nonce":"` + forgedNonce + `","end":"TestB","verdict":"fail"}`))
+	f.write(line(`{"nonce":"` + forgedNonce + `","start":"TestA"}`))
+	if st := f.current(); st.running != "" || st.last != "TestB" || !st.since.After(first.since) {
+		t.Errorf("after TestB's end and TestA's second start: %+v, want no test running, TestB last", st)
+	}
+	if got := f.endings(); len(got) != 1 || got["TestB"] != "fail" {
+		t.Errorf("endings %v, want TestB's fail only (TestB had not started when its first end came)", got)
+	}
+	f.write(line(`{"nonce":"` + forgedNonce + `","honest":true,"verdicts":{"TestA":"pass","TestB":"fail"}}`))
+	f.write([]byte(`{"nonce":"` + forgedNonce + `","hon`)) // killed as it wrote
+	if rep := f.report(); rep == nil || !rep.Honest || rep.Verdicts["TestA"] != "pass" || rep.exitCode() != 1 {
+		t.Errorf("report %+v, want an honest one with TestA passing, exiting 1", rep)
+	}
+
+	for name, lines := range map[string][]string{
+		"no nonce":            {`{"start":"TestA"}`},
+		"another nonce":       {`{"nonce":"ffffffffffffffffffffffffffffffff","start":"TestA"}`},
+		"not JSON":            {`PASS`},
+		"after the report":    {`{"nonce":"` + forgedNonce + `","verdicts":{}}`, `{"nonce":"` + forgedNonce + `","start":"TestA"}`},
+		"two reports":         {`{"nonce":"` + forgedNonce + `","verdicts":{}}`, `{"nonce":"` + forgedNonce + `","verdicts":{"TestA":"pass"}}`},
+		"nothing said":        {`{"nonce":"` + forgedNonce + `"}`},
+		"more than maxReport": {strings.Repeat(" ", maxReport)},
+	} {
+		f := newHarnessFeed(forgedNonce)
+		for _, l := range lines {
+			f.write(line(l))
+		}
+		if st := f.current(); !st.tainted {
+			t.Errorf("%s: %+v, want the feed tainted", name, st)
+		}
+		if rep := f.report(); rep == nil || rep.Honest {
+			t.Errorf("%s: report %+v, want one that is not honest", name, rep)
+		}
+	}
+}
+
+// TestRaceEnv: whatever GORACE kata was given, the race detector reports
+// on standard error and exits with raceExitCode after a race.
+func TestRaceEnv(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"PATH=/bin"}, []string{"PATH=/bin", "GORACE=log_path=stderr exitcode=66"}},
+		{[]string{"GORACE=log_path=/tmp/r exitcode=0 history_size=3", "HOME=/tmp"},
+			[]string{"GORACE=log_path=/tmp/r exitcode=0 history_size=3 log_path=stderr exitcode=66", "HOME=/tmp"}},
+	} {
+		if got := raceEnv(c.in); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("raceEnv(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestLessonBudget: a lesson's grading, all its runs together, stops at
+// its budget (lessonBudget), here made 20 s: the test running then is
+// stopped, and no run starts after it.
+func TestLessonBudget(t *testing.T) {
+	limits := map[string]time.Duration{"TestPanic": 50 * time.Second, "TestPass": time.Minute, "TestFail": time.Minute}
+	saved := budgetSlack
+	budgetSlack = 20*time.Second - buildAllowance - (50*time.Second + 2*time.Minute)
+	t.Cleanup(func() { budgetSlack = saved })
+	res := gradeMini(t, "package sched\n\nfunc crash() { select {} }\n", false, 0, limits)
+	wantTests(t, res, map[string][2]string{
+		"TestPanic": {StatusFail, "stopped: the lesson's time budget (20s: "},
+		"TestPass":  {StatusFail, notRunPrefix + "the lesson's time budget (20s: "},
+		"TestFail":  {StatusFail, notRunPrefix + "the lesson's time budget (20s: "},
+	})
+	if res.WallTime > 30 {
+		t.Errorf("graded in %.0fs, want the budget's 20s", res.WallTime)
+	}
+}
