@@ -284,7 +284,7 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 				record(name, StatusFail, "stopped: "+budgetMessage(budget), 0)
 				stopped++
 			case name == rr.killed:
-				record(name, StatusFail, c.hangMessage(rr, o, r.timeouts[name], replace), r.timeouts[name].Seconds())
+				record(name, StatusFail, c.hangMessage(rr, o, r.timeouts[name], replace, true), r.timeouts[name].Seconds())
 				stopped++
 			case rr.overMemory && name == rr.blame:
 				record(name, StatusFail, fmt.Sprintf("used more than %d MiB of memory; stopped", c.opts.MaxMemory>>20), 0)
@@ -313,7 +313,7 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 				// The binary's own -test.timeout ended it in this test
 				// (kata's deadlines come first, unless kata was starved):
 				// a hang, like one kata stopped.
-				record(name, StatusFail, c.hangMessage(rr, o, r.timeouts[name], replace), r.timeouts[name].Seconds())
+				record(name, StatusFail, c.hangMessage(rr, o, r.timeouts[name], replace, false), r.timeouts[name].Seconds())
 				stopped++
 			default:
 				// Started and never finished: the test binary died under it.
@@ -334,6 +334,8 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		}
 		if !progress {
 			switch {
+			case rr.overBudget:
+				// Stopped between tests: the loop's top says why.
 			case racedRun && len(batch) > 1:
 				split = true // a race in no test: each alone says whose
 			case split:
@@ -411,13 +413,20 @@ func budgetMessage(budget time.Duration) string {
 }
 
 // hangMessage is the message of test o, stopped at its limit: where the
-// learner's code was, from the harness's goroutine dump.
-func (c *Checker) hangMessage(rr *runResult, o *outcome, limit time.Duration, replace map[string]string) string {
+// learner's code was, from the harness's goroutine dump, and, if withTail,
+// the last lines the test printed. (Not when the test binary's own
+// -test.timeout stopped it: its last lines are the testing package's
+// dump of every goroutine.)
+func (c *Checker) hangMessage(rr *runResult, o *outcome, limit time.Duration, replace map[string]string, withTail bool) string {
 	where, out := c.hangLocation(rr.mod, outputOf(o), replace)
 	if where != "" {
 		where = " " + where + ":"
 	}
-	return strings.TrimSpace(fmt.Sprintf("did not finish within %s:%s stuck in a loop, or deadlocked? %s", limit, where, tail(out, 5)))
+	last := ""
+	if withTail {
+		last = tail(out, 5)
+	}
+	return strings.TrimSpace(fmt.Sprintf("did not finish within %s:%s stuck in a loop, or deadlocked? %s", limit, where, last))
 }
 
 // raceMessage is the message of a test whose own process reported a

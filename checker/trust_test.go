@@ -197,3 +197,26 @@ func TestLessonBudget(t *testing.T) {
 		t.Errorf("graded in %.0fs, want the budget's 20s", res.WallTime)
 	}
 }
+
+// TestBinaryTimeoutIsAHang: a test the test binary's own -test.timeout
+// ended (here, the testing package's message, then the panic it makes)
+// counts as a hang, like one kata stopped: after it, MaxTimeouts starts
+// no test that has not started. (It used to end as a crash, which
+// MaxTimeouts did not count.)
+func TestBinaryTimeoutIsAHang(t *testing.T) {
+	res := gradeMini(t, `package sched
+
+import "fmt"
+
+func crash() {
+	fmt.Println("panic: test timed out after 1m30s")
+	go func() { panic("test timed out after 1m30s") }()
+	select {}
+}
+`, false, 1, map[string]time.Duration{"TestPanic": 10 * time.Second, "TestPass": time.Minute, "TestFail": time.Minute})
+	wantTests(t, res, map[string][2]string{
+		"TestPanic": {StatusFail, "did not finish within 10s"},
+		"TestPass":  {StatusFail, notRunPrefix + "an earlier test of this lesson was stopped"},
+		"TestFail":  {StatusFail, notRunPrefix + "an earlier test of this lesson was stopped"},
+	})
+}
