@@ -205,20 +205,42 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		}
 	}
 
-	// Each run either ends with the harness's report, which settles every
+	// Each run either is trusted, and its harness's report settles every
 	// test it ran, or settles at least one test (the one that hung,
-	// crashed or failed); passes it printed are run again, since a run
-	// that did not reach its end proves none. So there are at most
-	// len(order)+1 runs.
+	// crashed or failed); its passes are run again, since only a trusted
+	// run proves a pass. A run is trusted if its harness reported, with
+	// the nonce, and the test binary then exited on its own with the
+	// status that report implies (trusted): a report written by code that
+	// then crashed the process is not taken. And a run in which the race
+	// detector reported a race is not trusted after the race (a race can
+	// tear memory, and through it code can read and write anything, the
+	// nonce and the report included): its failures stand, its passes are
+	// run again, first together, and, if that run races too, each in a
+	// process of its own, where a race is that test's own (split). So
+	// there are at most 2*len(order)+1 runs, and all of them within the
+	// lesson's budget (lessonBudget).
+	budget := c.lessonBudget(r)
+	r.deadline = start.Add(budget)
 	stopped := 0 // tests stopped for running out of time, memory or output
 	remaining := order
 	if len(res.VetProblems) > 0 {
 		remaining = nil // refused: never compiled
 	}
+	raced, split := false, false
 	for len(remaining) > 0 {
+		if time.Now().After(r.deadline) {
+			for _, name := range remaining {
+				record(name, StatusFail, notRunPrefix+budgetMessage(budget), 0)
+			}
+			break
+		}
+		batch := remaining
+		if split {
+			batch = remaining[:1]
+		}
 		rr, err := pending, error(nil)
 		if pending == nil {
-			rr, err = r.exec(ctx, remaining)
+			rr, err = r.exec(ctx, batch)
 		}
 		pending = nil
 		if err != nil {
@@ -245,24 +267,30 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 			}
 			break
 		}
-		if rr.harness != nil {
-			c.settle(rr, remaining, replace, record)
+		if rr.harness != nil && !rr.harness.Honest {
+			c.settle(rr, remaining, replace, record) // each fails: the code interfered with the harness
 			break
 		}
+		racedRun := rr.raced()
+		if rr.trusted() {
+			c.settle(rr, batch, replace, record)
+			remaining = remaining[len(batch):]
+			continue
+		}
 
-		// The test binary did not run to its end: it was killed, it
-		// crashed, or the code under test made it exit.
+		// The run is not trusted: the test binary did not run to its end
+		// (it was killed, it crashed, or the code under test made it exit),
+		// or it ended otherwise than its report says, or it raced.
 		progress := false
-		for _, name := range remaining {
+		timedOut := rr.timedOut()
+		for _, name := range batch {
 			o := rr.s.tests[name]
 			switch {
+			case name == rr.killed && rr.overBudget:
+				record(name, StatusFail, "stopped: "+budgetMessage(budget), 0)
+				stopped++
 			case name == rr.killed:
-				limit := r.timeouts[name]
-				where, out := c.hangLocation(rr.mod, outputOf(o), replace)
-				if where != "" {
-					where = " " + where + ":"
-				}
-				record(name, StatusFail, strings.TrimSpace(fmt.Sprintf("did not finish within %s:%s stuck in a loop, or deadlocked? %s", limit, where, tail(out, 5))), limit.Seconds())
+				record(name, StatusFail, c.hangMessage(rr, o, r.timeouts[name], replace, true), r.timeouts[name].Seconds())
 				stopped++
 			case rr.overMemory && name == rr.blame:
 				record(name, StatusFail, fmt.Sprintf("used more than %d MiB of memory; stopped", c.opts.MaxMemory>>20), 0)
@@ -270,15 +298,32 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 			case rr.overOutput && name == rr.blame:
 				record(name, StatusFail, fmt.Sprintf("printed more than %d MiB; stopped", c.opts.MaxOutput>>20), 0)
 				stopped++
+			case racedRun && len(batch) == 1:
+				// A process of its own, and a race in it: the test's.
+				msg := c.raceMessage(rr, outputOf(o), replace)
+				if o != nil && o.finished && o.action == "fail" {
+					msg = testMessage(c.summarizePanicIn(rr.mod, c.condenseRaces(rr.mod, o.output, replace), replace), msg)
+				}
+				var elapsed float64
+				if o != nil {
+					elapsed = o.elapsed
+				}
+				record(name, StatusFail, msg, elapsed)
 			case o == nil || !o.started:
 				continue // not reached: run it again
 			case o.finished && o.action == "pass":
-				continue // not proven by a run that reached its end: run it again
+				continue // not proven by a run that is not trusted: run it again
 			case o.finished:
-				record(name, StatusFail, testMessage(c.summarizePanicIn(rr.mod, o.output, replace), "failed"), o.elapsed)
+				record(name, StatusFail, testMessage(c.summarizePanicIn(rr.mod, c.condenseRaces(rr.mod, o.output, replace), replace), "failed"), o.elapsed)
+			case timedOut:
+				// The binary's own -test.timeout ended it in this test
+				// (kata's deadlines come first, unless kata was starved):
+				// a hang, like one kata stopped.
+				record(name, StatusFail, c.hangMessage(rr, o, r.timeouts[name], replace, false), r.timeouts[name].Seconds())
+				stopped++
 			default:
 				// Started and never finished: the test binary died under it.
-				record(name, StatusFail, "crashed: "+c.crashMessage(rr.mod, o.output, rr.s.pkgOutput, replace), 0)
+				record(name, StatusFail, "crashed: "+c.crashMessage(rr.mod, c.condenseRaces(rr.mod, o.output, replace), rr.s.pkgOutput, replace), 0)
 			}
 			progress = true
 		}
@@ -288,12 +333,27 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 				next = append(next, name)
 			}
 		}
+		if racedRun && len(batch) > 1 {
+			// Its passes again: together the first time, then, if a run
+			// of them races again, each alone.
+			split, raced = raced, true
+		}
 		if !progress {
-			why := c.earlyExit(rr, replace)
-			for _, name := range next {
-				record(name, StatusFail, why, 0)
+			switch {
+			case rr.overBudget:
+				// Stopped between tests: the loop's top says why.
+			case racedRun && len(batch) > 1:
+				split = true // a race in no test: each alone says whose
+			case split:
+				record(batch[0], StatusFail, c.earlyExit(rr, replace), 0)
+				next = next[1:]
+			default:
+				why := c.earlyExit(rr, replace)
+				for _, name := range next {
+					record(name, StatusFail, why, 0)
+				}
+				next = nil
 			}
-			break
 		}
 		if r.failFast && slices.ContainsFunc(slices.Collect(maps.Values(results)), func(t TestResult) bool { return t.Status != StatusPass }) {
 			// One failure settles the question asked (is this code wrong?).
@@ -303,11 +363,12 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 			next = nil
 		}
 		if c.opts.MaxTimeouts > 0 && stopped >= c.opts.MaxTimeouts {
-			// Run again only what passed, to confirm it; what never
+			// Run again only what passed, as its harness said (a "--- PASS"
+			// line the code printed buys no run), to confirm it; what never
 			// started does not start.
 			var confirm []string
 			for _, name := range next {
-				if o := rr.s.tests[name]; o != nil && o.finished && o.action == "pass" {
+				if rr.ended[name] == "pass" {
 					confirm = append(confirm, name)
 					continue
 				}
@@ -329,6 +390,64 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 	}
 	res.WallTime = time.Since(start).Seconds()
 	return res
+}
+
+// budgetSlack is what a lesson's budget allows beyond its build and its
+// tests' limits: the starts and ends of its runs.
+var budgetSlack = time.Minute
+
+// lessonBudget is the wall-clock time a lesson's grading may take, from
+// its start to its last run's end, however many runs that takes:
+// buildAllowance, the sum of its tests' time limits (r.timeouts: each
+// three times over under the race detector), and budgetSlack. A run is
+// stopped when it runs out (runTests), and no run starts after it. Honest
+// code never gets near it: each test takes at most its limit once, and
+// after one hang (Options.MaxTimeouts) the tests not started do not start.
+// It bounds what no per-test limit does: a lesson whose runs keep ending
+// in crashes, each costing up to its tests' limits.
+func (c *Checker) lessonBudget(r *run) time.Duration {
+	budget := buildAllowance + budgetSlack
+	for _, d := range r.timeouts {
+		budget += d
+	}
+	return budget
+}
+
+// budgetMessage says a lesson's budget ran out.
+func budgetMessage(budget time.Duration) string {
+	return fmt.Sprintf("the lesson's time budget (%s: its tests' time limits together, the build's and a minute) ran out", budget)
+}
+
+// hangMessage is the message of test o, stopped at its limit: where the
+// learner's code was, from the harness's goroutine dump, and, if withTail,
+// the last lines the test printed. (Not when the test binary's own
+// -test.timeout stopped it: its last lines are the testing package's
+// dump of every goroutine.)
+func (c *Checker) hangMessage(rr *runResult, o *outcome, limit time.Duration, replace map[string]string, withTail bool) string {
+	where, out := c.hangLocation(rr.mod, outputOf(o), replace)
+	if where != "" {
+		where = " " + where + ":"
+	}
+	last := ""
+	if withTail {
+		last = tail(out, 5)
+	}
+	return strings.TrimSpace(fmt.Sprintf("did not finish within %s:%s stuck in a loop, or deadlocked? %s", limit, where, last))
+}
+
+// raceMessage is the message of a test whose own process reported a
+// data race: the race, condensed (condenseRaces).
+func (c *Checker) raceMessage(rr *runResult, testOut []string, replace map[string]string) string {
+	var races []string
+	for _, l := range c.condenseRaces(rr.mod, append(slices.Clone(testOut), rr.s.pkgOutput...), replace) {
+		if strings.HasPrefix(l, "data race: ") && !slices.Contains(races, l) {
+			races = append(races, l)
+		}
+	}
+	if len(races) == 0 {
+		return "data race: the race detector reported a race in this test's process, in code kata cannot place"
+	}
+	return strings.Join(races, "\n")
 }
 
 // notRunPrefix starts the message of a test a run did not get to.

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
@@ -11,11 +12,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -31,6 +34,18 @@ import (
 // that does not send them (it exited, crashed or was killed) proves no
 // pass; its failures still count, its passes are run again.
 //
+// The harness also tells kata, as they happen, when each test starts and
+// ends, on the same channel and with the same nonce (kataEvent): kata's
+// deadlines follow those signals and its own clock, never the test
+// binary's output, where the code under test can print a "=== RUN" line
+// for any test it likes. And a report is a grade only from a run that
+// ended as the harness ends it: the test binary exited on its own, with
+// the status the report implies (0 if no test failed, 1 if one did, as
+// the testing package's m.Run returns), and the race detector reported no
+// race in it (see checker.go's gradeRun). A report written by code that
+// then crashed the process, or that tore memory with a data race to find
+// the nonce, is not taken.
+//
 // To see every test end, the harness must stand between go test and the
 // test functions. The testing package offers no hook for that, so kata
 // makes one in the sources, which it controls: each hidden test file is
@@ -41,16 +56,17 @@ import (
 //
 // The nonce never is in the test binary's environment, where code of the
 // package could read it. On Unix kata hands the binary two pipes, as its
-// file descriptors 3 and 4 (test2json, between them, passes them on): the
-// nonce comes on the first, the harness's report goes out on the second,
-// and kata reads it only once every process of the run is dead. The
+// file descriptors 3 and 4: the nonce comes on the first, the harness's
+// events and report go out on the second, and kata takes the report only
+// once every process of the run is dead. The
 // harness reads the nonce in the initialiser of the package's first
 // variable (secretFile sorts before every other file of the package, and
 // the go command hands the compiler the package's files sorted: so that
 // variable is initialised before any of the package's other code runs)
 // and closes that pipe at once. On Windows, which has no such pipes to
 // hand down, the nonce and the path of a file for the report are in the
-// environment, read and unset by that same initialiser (harness_windows.go).
+// environment, read and unset by that same initialiser (harness_windows.go),
+// and kata reads the file as it grows.
 //
 // Every identifier the harness declares ends with a suffix no learner can
 // know before the build (harnessID), so code written against the harness
@@ -61,7 +77,7 @@ import (
 
 // harnessVersion changes whenever the harness's protocol or the way a
 // grade is read from it does; it is part of every Checker's fingerprint.
-const harnessVersion = 4
+const harnessVersion = 5
 
 // harnessFile is the name the harness gets in the graded package, and
 // secretFile the name of the part of it that reads the nonce: a file that
@@ -107,7 +123,18 @@ var (
 	kataVerdicts_ID       = map[string]string{}
 	kataRunning_ID        string    // the test running, under kataMu_ID
 	kataStarted_ID        time.Time // when it started
+	kataSendMu_ID         sync.Mutex
 )
+
+// kataEvent_ID tells kata, as it happens, that a test started or ended:
+// kata's deadlines follow these lines, not the test binary's output.
+func kataEvent_ID(event map[string]string) {
+	event["nonce"] = kataSecret_ID.nonce
+	data, _ := json.Marshal(event)
+	kataSendMu_ID.Lock()
+	kataSend_ID(data)
+	kataSendMu_ID.Unlock()
+}
 
 // kataRecord_ID records t's verdict under name once t and its subtests
 // have ended (its cleanup, registered first, runs after the test's own).
@@ -115,6 +142,7 @@ func kataRecord_ID(t *testing.T, name string) {
 	kataMu_ID.Lock()
 	kataRunning_ID, kataStarted_ID = name, time.Now()
 	kataMu_ID.Unlock()
+	kataEvent_ID(map[string]string{"start": name})
 	t.Cleanup(func() {
 		v := "pass"
 		switch {
@@ -129,6 +157,7 @@ func kataRecord_ID(t *testing.T, name string) {
 			kataRunning_ID = ""
 		}
 		kataMu_ID.Unlock()
+		kataEvent_ID(map[string]string{"end": name, "verdict": v})
 	})
 }
 
@@ -167,7 +196,9 @@ func TestMain(m *testing.M) {
 	kataMu_ID.Lock()
 	data, _ := json.Marshal(map[string]any{"nonce": kataSecret_ID.nonce, "honest": honest, "verdicts": kataVerdicts_ID})
 	kataMu_ID.Unlock()
+	kataSendMu_ID.Lock() // and kept: nothing is sent after the report
 	kataSend_ID(data)
+	kataDone_ID()
 	os.Exit(code)
 }
 
@@ -208,8 +239,9 @@ func harnessSource(tests []string, id string, report bool, limits map[string]tim
 }
 
 // secretHead starts secretFile; secretChannel (harness_unix.go,
-// harness_windows.go) or secretNone ends it, declaring kataReadSecret_ID
-// and kataSend_ID.
+// harness_windows.go) or secretNone ends it, declaring kataReadSecret_ID,
+// kataSend_ID (which sends kata one line) and kataDone_ID (which ends
+// what the harness sends).
 const secretHead = `package sched
 
 // Added by kata when grading: see checker/harness.go. This file's name
@@ -231,7 +263,9 @@ type kataChannel_ID struct {
 const secretNone = `
 func kataReadSecret_ID() kataChannel_ID { return kataChannel_ID{} }
 
-func kataSend_ID(data []byte) {}
+func kataSend_ID(line []byte) {}
+
+func kataDone_ID() {}
 `
 
 // newHarnessID returns a fresh suffix for the harness's identifiers.
@@ -376,15 +410,30 @@ func unrenameTests(line string) string {
 	return strings.ReplaceAll(line, renamedPrefix+"Test", "Test")
 }
 
-// harnessReport is what the harness wrote.
+// harnessReport is what the harness wrote at its end.
 type harnessReport struct {
 	Nonce    string            `json:"nonce"`
 	Honest   bool              `json:"honest"`
 	Verdicts map[string]string `json:"verdicts"`
 }
 
-// newNonce returns a fresh random nonce.
-func newNonce() string {
+// exitCode is the status the test binary exits with once the harness has
+// sent r: m.Run's, which is 1 if a test failed and 0 if none did. (Under
+// the race detector, a run that would exit 0 exits 66 if it reported a
+// race: then the report is not taken anyway.)
+func (h *harnessReport) exitCode() int {
+	for _, v := range h.Verdicts {
+		if v == "fail" {
+			return 1
+		}
+	}
+	return 0
+}
+
+// newNonce returns a fresh random nonce. (A variable: a test plays a run
+// whose code under test found the nonce, as code that reads the
+// process's memory can.)
+var newNonce = func() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
@@ -405,4 +454,129 @@ func parseHarnessReport(data []byte, nonce string) *harnessReport {
 		rep.Honest = false
 	}
 	return &rep
+}
+
+// maxReport bounds what kata reads of what the harness sends: the events
+// and report of a few hundred tests are a few tens of KiB.
+const maxReport = 1 << 20
+
+// A harnessFeed folds what the harness sends, one JSON object a line, as
+// kata reads it: an event as each test starts ({"start": name}) and ends
+// ({"end": name}), then the report ({"verdicts": ...}); every line with
+// the run's nonce. It is what kata's deadlines follow (state): the test
+// binary's output, which the code under test shares, decides nothing of
+// the time a run gets.
+//
+// A test starts once in a run: a second "start" of a test is ignored, so
+// not even a forger with the nonce can start a test's clock again. A line
+// that does not parse, lacks the nonce, or comes after the report, and
+// more than maxReport bytes, taint the feed: the run is stopped, and its
+// report is not honest. A last line the run did not end (it was killed as
+// it wrote) is left out. It does not make the harness safe from code that
+// reads the nonce in the process's memory: such code can send what the
+// harness would (see gradeRun for what kata then still checks).
+type harnessFeed struct {
+	nonce string
+
+	mu      sync.Mutex
+	partial []byte
+	size    int
+	started map[string]bool
+	ended   map[string]string // test → the verdict its end said
+	state   harnessState
+	final   []byte
+}
+
+// harnessState is where a run is, as its harness said.
+type harnessState struct {
+	running string    // the test running now, "" if none
+	last    string    // the test that started last, "" if none has
+	since   time.Time // when kata heard the last event (running's start, or last's end)
+	tainted bool      // a line that is not the harness's came
+}
+
+func newHarnessFeed(nonce string) *harnessFeed {
+	return &harnessFeed{nonce: nonce, started: map[string]bool{}, ended: map[string]string{}}
+}
+
+// write folds what was read of the channel.
+func (f *harnessFeed) write(data []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.state.tainted {
+		return
+	}
+	if f.size += len(data); f.size > maxReport {
+		f.state.tainted = true
+		return
+	}
+	f.partial = append(f.partial, data...)
+	for {
+		i := bytes.IndexByte(f.partial, '\n')
+		if i < 0 {
+			return
+		}
+		line := f.partial[:i]
+		f.partial = f.partial[i+1:]
+		f.line(line)
+	}
+}
+
+// line folds one line; f.mu is held.
+func (f *harnessFeed) line(line []byte) {
+	var ev struct {
+		Nonce    string          `json:"nonce"`
+		Start    string          `json:"start"`
+		End      string          `json:"end"`
+		Verdict  string          `json:"verdict"`
+		Verdicts json.RawMessage `json:"verdicts"`
+	}
+	if json.Unmarshal(line, &ev) != nil || ev.Nonce != f.nonce || f.final != nil {
+		f.state.tainted = true
+		return
+	}
+	now := time.Now()
+	switch {
+	case ev.Verdicts != nil:
+		f.final = slices.Clone(line)
+	case ev.Start != "":
+		if !f.started[ev.Start] {
+			f.started[ev.Start] = true
+			f.state.running, f.state.last, f.state.since = ev.Start, ev.Start, now
+		}
+	case ev.End != "":
+		if f.state.running == ev.End {
+			f.state.running, f.state.since = "", now
+			f.ended[ev.End] = ev.Verdict
+		}
+	default:
+		f.state.tainted = true
+	}
+}
+
+// current returns the run's state as the harness told it so far.
+func (f *harnessFeed) current() harnessState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.state
+}
+
+// endings returns the verdict of every test whose end the harness told
+// so far: what a run that is not trusted says of a test, that the output
+// of the code under test did not.
+func (f *harnessFeed) endings() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.ended)
+}
+
+// report returns the harness's report, once the run is over: nil if it
+// sent none, one that is not honest if the feed was tainted.
+func (f *harnessFeed) report() *harnessReport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.state.tainted {
+		return &harnessReport{Honest: false}
+	}
+	return parseHarnessReport(f.final, f.nonce)
 }

@@ -3,18 +3,17 @@
 package checker
 
 import (
-	"io"
 	"os"
 	"time"
 )
 
 // secretChannel ends the harness's secretFile on Unix: the nonce comes on
-// file descriptor 3, which the harness closes once read, and the report
-// goes out on file descriptor 4. Both are pipes kata made; nothing in the
-// file system, nor in the environment, leads to either.
+// file descriptor 3, which the harness closes once read, and the events
+// and the report go out on file descriptor 4. Both are pipes kata made;
+// nothing in the file system, nor in the environment, leads to either.
 const secretChannel = `
 // kataReadSecret_ID reads the nonce kata sends on file descriptor 3, and
-// closes it; the report will go out on file descriptor 4.
+// closes it; the events and the report will go out on file descriptor 4.
 func kataReadSecret_ID() kataChannel_ID {
 	in := os.NewFile(3, "kata-secret")
 	b := make([]byte, 0, 64)
@@ -32,33 +31,37 @@ func kataReadSecret_ID() kataChannel_ID {
 	return kataChannel_ID{nonce: string(b), report: os.NewFile(4, "kata-report")}
 }
 
-func kataSend_ID(data []byte) {
+func kataSend_ID(line []byte) {
 	if kataSecret_ID.report != nil {
-		kataSecret_ID.report.Write(data)
+		kataSecret_ID.report.Write(append(line, '\n'))
+	}
+}
+
+func kataDone_ID() {
+	if kataSecret_ID.report != nil {
 		kataSecret_ID.report.Close()
 	}
 }
 `
 
-// maxReport bounds what kata reads of a harness's report: a report of a
-// few hundred tests is a few KiB.
-const maxReport = 1 << 20
-
-// A reportChannel is kata's end of the harness's secret and report.
+// A reportChannel is kata's end of the harness's secret, events and
+// report.
 type reportChannel struct {
 	nonce string
 	// files are the test binary's ends, its file descriptors 3 (the
-	// nonce, written and closed already) and 4 (the report).
+	// nonce, written and closed already) and 4 (the events and report).
 	files []*os.File
 	env   []string
 	r     *os.File
 	done  chan struct{}
-	data  []byte
+	feed  *harnessFeed
 }
 
-// newReportChannel makes the pipes and starts reading the report.
+// newReportChannel makes the pipes and starts reading what the harness
+// sends, as it sends it.
 func newReportChannel(string) (*reportChannel, error) {
 	c := &reportChannel{nonce: newNonce(), done: make(chan struct{})}
+	c.feed = newHarnessFeed(c.nonce)
 	secretR, secretW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -79,8 +82,16 @@ func newReportChannel(string) (*reportChannel, error) {
 	c.files, c.r = []*os.File{secretR, reportW}, reportR
 	go func() {
 		defer close(c.done)
-		c.data, _ = io.ReadAll(io.LimitReader(reportR, maxReport))
-		_, _ = io.Copy(io.Discard, reportR) // a flood: read on, or its writer would block
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := reportR.Read(buf)
+			// Past maxReport the feed takes nothing more, but the pipe is
+			// read on: its writer would block, and never exit.
+			c.feed.write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
 	}()
 	return c, nil
 }
@@ -92,6 +103,9 @@ func (c *reportChannel) started() {
 		f.Close()
 	}
 }
+
+// state is where the run is, as its harness said so far.
+func (c *reportChannel) state() harnessState { return c.feed.current() }
 
 // report returns what the harness reported. Call it once every process
 // of the run is dead: the pipe has then ended, or does within grace; if
@@ -106,7 +120,7 @@ func (c *reportChannel) report(grace time.Duration) *harnessReport {
 		return nil
 	}
 	c.r.Close()
-	return parseHarnessReport(c.data, c.nonce)
+	return c.feed.report()
 }
 
 // close releases the channel of a run that did not start.

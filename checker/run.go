@@ -27,10 +27,10 @@ import (
 // A run is the grading of some tests with some files replaced by the
 // learner's and some hidden tests added, in two phases: the build, once
 // (go test -c: the compiler runs, no code under test does), then as many
-// runs of the test binary as it takes (the first, and one more after each
-// crash or hang). Each run of the binary is in the sandbox where there is
-// one (package sandbox), and every process it started is killed when it
-// ends.
+// runs of the test binary as it takes (the first, and more after a crash,
+// a hang or a race: see gradeRun). Each run of the binary is in the
+// sandbox where there is one (package sandbox), and every process it
+// started is killed when it ends.
 type run struct {
 	mod      *module
 	replace  map[string]string // base name in solutions/ → the learner's file
@@ -60,6 +60,9 @@ type run struct {
 	// (CheckOptions.Progress); started are the tests that have.
 	progress func(Progress)
 	started  map[string]bool
+	// deadline is when the lesson's grading must be over (gradeRun's
+	// budget): no run of the binary goes past it. Zero: none.
+	deadline time.Time
 
 	// What the build made, for every run of the binary after it.
 	work    string            // private directory: the snapshot, the overlay, the hidden tests renamed, the harness, the binary, the module's copy
@@ -88,8 +91,16 @@ type runResult struct {
 	// mod is the module the run used: the shared one, or its private copy.
 	mod *module
 	// harness is what the harness reported; nil if the test binary did not
-	// run to its end.
-	harness *harnessReport
+	// run to its end. exitCode is the test binary's exit status, -1 if it
+	// did not exit on its own (kata stopped it, or a signal did).
+	harness  *harnessReport
+	exitCode int
+	// ended are the tests whose end the harness told kata as the run went,
+	// each with its verdict.
+	ended map[string]string
+	// overBudget says the run was stopped because the lesson's time
+	// budget ran out (killed names the test running then).
+	overBudget bool
 	// changed lists the inputs of the run that changed while it ran: the
 	// module's files (its private copy, isolated runs only), the learner's
 	// files (isolated runs only), kata's own (the overlay, the hidden
@@ -97,10 +108,60 @@ type runResult struct {
 	changed []string
 }
 
-// gapAllowance is how long a run may go with no test running once one has
-// started: between two tests, and after the last one until the binary
-// exits. A line that only claims a test ended ("--- PASS") thus buys the
-// code under test no more time than this.
+// trusted reports whether the run's harness report is a grade: the
+// harness sent one, with the nonce, and the test binary then exited on its
+// own with the status that report implies (m.Run's: 1 if a test failed,
+// else 0), and the race detector reported no race in the run. A report
+// sent by code that found the nonce and then crashed the process, or that
+// tore memory with a data race to find it, is not one.
+func (rr *runResult) trusted() bool {
+	h := rr.harness
+	return h != nil && h.Honest && rr.exitCode == h.exitCode() && !rr.raced()
+}
+
+// raceReport is the line that starts every report of the race detector.
+const raceReport = "WARNING: DATA RACE"
+
+// raced reports whether the race detector reported a data race in the
+// run: a report in its output, or the status it exits with after one.
+// (Code under test can print the line too, and so make its own run
+// untrusted: nothing more.)
+func (rr *runResult) raced() bool {
+	if rr.exitCode == raceExitCode {
+		return true
+	}
+	has := func(lines []string) bool {
+		return slices.ContainsFunc(lines, func(l string) bool { return strings.TrimSpace(l) == raceReport })
+	}
+	if has(rr.s.pkgOutput) {
+		return true
+	}
+	for _, o := range rr.s.tests {
+		if has(o.output) {
+			return true
+		}
+	}
+	return false
+}
+
+// timedOut reports whether the test binary's own -test.timeout ended it
+// (the testing package's panic says so).
+func (rr *runResult) timedOut() bool {
+	is := func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "panic: test timed out after ") }
+	if slices.ContainsFunc(rr.s.pkgOutput, is) {
+		return true
+	}
+	for _, o := range rr.s.tests {
+		if slices.ContainsFunc(o.output, is) {
+			return true
+		}
+	}
+	return false
+}
+
+// gapAllowance is how long a run may go with no test running, as its
+// harness says (runTests): before its first test, between two tests, and
+// after the last one until the binary exits.
 const gapAllowance = 30 * time.Second
 
 // buildAllowance is the time building the test binary may take: compiling
@@ -490,14 +551,29 @@ func readLines(r io.Reader) (<-chan []byte, chan struct{}) {
 	return lines, quit
 }
 
-// runTests runs the test binary once, for tests, through test2json (as
-// go test would), in the sandbox if there is one, with the harness's
-// secret and report on pipes of their own (harness_unix.go). The run ends
-// when every process of it has exited or been killed; only then is the
-// harness's report read, and the run's inputs checked.
+// runTests runs the test binary once, for tests, in the sandbox if there
+// is one, with the harness's secret, events and report on pipes of their
+// own (harness_unix.go), and its output turned into go test -json's
+// events by test2json, which kata runs beside it, outside the run, as go
+// test -json does. (test2json running the binary itself, as before, exits
+// 0 or 1 whatever the binary's status: kata needs that status, see
+// gradeRun.)
+//
+// Its time is kata's to decide, from what the run cannot forge: a test
+// has its limit from when the harness says it started, the run has
+// gapAllowance before its first test, between two and after its last,
+// all of them by kata's own clock; the whole run has the sum of its
+// tests' limits and a minute, and no more than what is left of the
+// lesson's budget (r.deadline). Nothing the binary prints moves any of
+// them. The run ends when every process of it has exited or been killed;
+// only then is the harness's report read, and the run's inputs checked.
 func (r *run) runTests(ctx context.Context, tests []string) (*runResult, error) {
-	res := &runResult{s: newStream(), mod: r.used}
+	res := &runResult{s: newStream(), mod: r.used, exitCode: -1}
 	res.s.standalone = true
+	res.s.known = map[string]bool{}
+	for _, t := range tests {
+		res.s.known[t] = true
+	}
 	if res.changed = r.changes(); len(res.changed) > 0 {
 		return res, nil
 	}
@@ -525,23 +601,52 @@ func (r *run) runTests(ctx context.Context, tests []string) (*runResult, error) 
 	if err != nil {
 		return nil, fmt.Errorf("checker: %w", err)
 	}
+	// The binary's output → test2json → kata.
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		ch.close()
 		return nil, fmt.Errorf("checker: %w", err)
 	}
+	jsonR, jsonW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		ch.close()
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	conv := exec.Command(t2j, "-t", "-p", "gmpkata.grade/solutions")
+	conv.Stdin, conv.Stdout, conv.Stderr = outR, jsonW, jsonW
+	conv.Env = []string{} // it needs nothing of kata's
+	err = conv.Start()
+	outR.Close()
+	jsonW.Close()
+	if err != nil {
+		outW.Close()
+		jsonR.Close()
+		ch.close()
+		return nil, fmt.Errorf("checker: starting test2json: %w", err)
+	}
+	stopConv := func() {
+		_ = conv.Process.Kill()
+		_ = conv.Wait()
+	}
 	pattern := "^(" + strings.Join(tests, "|") + ")$"
+	env := func(tmp string) []string {
+		return raceEnv(append(append(r.runEnv(tmp), r.env...), ch.env...))
+	}
 	spec := &sandbox.Spec{
-		Path: t2j,
-		Args: []string{t2j, "-t", "-p", "gmpkata.grade/solutions", r.bin,
-			"-test.paniconexit0", "-test.v=test2json", "-test.count=1", "-test.timeout=" + total.String(), "-test.run=" + pattern},
-		Env:        append(append(r.runEnv(tmp), r.env...), ch.env...),
+		Path: r.bin,
+		// -test.timeout is the binary's own backstop, past kata's deadline
+		// for the run: kata stops the run first.
+		Args: []string{r.bin, "-test.paniconexit0", "-test.v=test2json", "-test.count=1",
+			"-test.timeout=" + (total + 30*time.Second).String(), "-test.run=" + pattern},
+		Env:        env(tmp),
 		Dir:        r.used.pkgDir,
 		Stdout:     outW,
-		Stderr:     outW, // the test binary's crashes, as package output
+		Stderr:     outW, // the test binary's crashes and race reports, as package output
 		ExtraFiles: ch.files,
 		Isolate:    isolated,
-		ReadOnly:   []string{r.work, r.used.dir, t2j},
+		ReadOnly:   []string{r.work, r.used.dir},
 		TmpSize:    tmpSize,
 		FileSize:   tmpSize,
 	}
@@ -557,37 +662,57 @@ func (r *run) runTests(ctx context.Context, tests []string) (*runResult, error) 
 		// none rather than not at all.
 		tmp = filepath.Join(r.work, "tmp")
 		if err = os.MkdirAll(tmp, 0o700); err == nil {
-			spec.Isolate, spec.Env = false, append(append(r.runEnv(tmp), r.env...), ch.env...)
+			spec.Isolate, spec.Env = false, env(tmp)
 			p, err = sandbox.Start(spec)
 		}
 	}
 	outW.Close()
 	ch.started()
 	if err != nil {
-		outR.Close()
+		jsonR.Close()
+		stopConv()
 		ch.close()
 		return nil, fmt.Errorf("checker: running the tests: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- p.Wait() }()
-	lines, quit := readLines(outR)
+	lines, quit := readLines(jsonR)
 
-	runCtx, cancel := context.WithTimeout(ctx, total+30*time.Second)
+	end := start.Add(total)
+	budget := !r.deadline.IsZero() && r.deadline.Before(end)
+	if budget {
+		end = r.deadline
+	}
+	runCtx, cancel := context.WithDeadline(ctx, end)
 	defer cancel()
-	// deadline is when the running test, or the gap after one, runs out.
-	var deadline, nextMemCheck, exitedAt time.Time
+	var nextMemCheck, exitedAt time.Time
 	stopped, done := false, false
 	var waitErr, interrupted error
 	kill := func() {
 		stopped = true
 		p.Kill()
 	}
-	current := func() string {
-		if res.s.running != "" {
-			return res.s.running
+	// The test to blame for a limit, as the harness said: the one
+	// running, or else the last one that ran.
+	blame := func(st harnessState) string {
+		if st.running != "" {
+			return st.running
 		}
-		return res.s.lastStarted
+		return st.last
 	}
+	// When the test running, or the gap the run is in, runs out.
+	deadline := func(st harnessState) time.Time {
+		if st.running != "" {
+			if limit, ok := r.timeouts[st.running]; ok {
+				return st.since.Add(limit)
+			}
+		}
+		if st.last == "" {
+			return start.Add(gapAllowance)
+		}
+		return st.since.Add(gapAllowance)
+	}
+	announced := ""
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	ctxDone := runCtx.Done()
@@ -602,29 +727,9 @@ loop:
 				}
 				continue
 			}
-			before := res.s.running
 			res.s.add(line)
-			now := time.Now()
-			if name := res.s.running; name != before && name != "" {
-				limit, ok := r.timeouts[name]
-				if !ok {
-					limit = gapAllowance // a test the run did not ask for
-				}
-				deadline = now.Add(limit)
-				if r.progress != nil && ok {
-					if r.started == nil {
-						r.started = map[string]bool{}
-					}
-					r.started[name] = true
-					r.progress(Progress{Test: name, Started: len(r.started), Total: len(r.timeouts)})
-				}
-			} else if name == "" && before != "" {
-				if d := now.Add(gapAllowance); d.After(deadline) {
-					deadline = d
-				}
-			}
 			if r.maxOutput > 0 && res.s.outputBytes > r.maxOutput && !stopped {
-				res.overOutput, res.blame = true, current()
+				res.overOutput, res.blame = true, blame(ch.state())
 				kill()
 			}
 		case waitErr = <-exited:
@@ -644,15 +749,34 @@ loop:
 			if stopped {
 				continue
 			}
-			if !deadline.IsZero() && now.After(deadline) {
-				res.killed = current()
+			st := ch.state()
+			if name := st.last; name != announced && r.progress != nil {
+				announced = name
+				if _, ok := r.timeouts[name]; ok {
+					if r.started == nil {
+						r.started = map[string]bool{}
+					}
+					r.started[name] = true
+					r.progress(Progress{Test: name, Started: len(r.started), Total: len(r.timeouts)})
+				}
+			}
+			if st.tainted {
+				// Something but the harness wrote on its channel: the
+				// report is worthless already (it is not honest).
+				kill()
+				continue
+			}
+			if now.After(deadline(st)) {
+				if res.killed = blame(st); res.killed == "" {
+					res.killed = "(start)"
+				}
 				kill()
 				continue
 			}
 			if r.maxMemory > 0 && memoryLimitEnforced && now.After(nextMemCheck) {
 				nextMemCheck = now.Add(200 * time.Millisecond)
 				if p.Memory() > r.maxMemory {
-					res.overMemory, res.blame = true, current()
+					res.overMemory, res.blame = true, blame(st)
 					kill()
 				}
 			}
@@ -661,31 +785,64 @@ loop:
 			if ctx.Err() != nil {
 				interrupted = ctx.Err()
 			} else if res.killed == "" && !stopped {
-				res.killed = current()
-				if res.killed == "" {
+				if res.killed = blame(ch.state()); res.killed == "" {
 					res.killed = "(start)"
 				}
+				res.overBudget = budget
 			}
 			kill()
 		}
 	}
 	close(quit)
-	_ = outR.Close() // unblocks the reader if the pipe is still open
+	_ = jsonR.Close() // unblocks the reader if the pipe is still open
 	if !done {
 		p.Kill()
 		waitErr = <-exited
 	}
+	stopConv() // it has ended with its input, unless something outside the run holds that
 	res.wallTime = time.Since(start)
 	res.harness = ch.report(exitGrace)
+	res.ended = ch.feed.endings()
 	if interrupted != nil {
 		return nil, interrupted
 	}
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	switch {
+	case waitErr == nil:
+		if !stopped {
+			res.exitCode = 0
+		}
+	case errors.As(waitErr, &exitErr):
+		if !stopped {
+			res.exitCode = exitErr.ExitCode() // -1 if a signal ended it
+		}
+	default:
 		return nil, fmt.Errorf("checker: running the tests: %w", waitErr)
 	}
 	res.changed = r.changes()
 	return res, nil
+}
+
+// raceExitCode is the status a race-enabled test binary exits with when
+// it would have exited 0 but the race detector reported a race (GORACE's
+// exitcode, which raceEnv sets).
+const raceExitCode = 66
+
+// raceEnv sets GORACE in env so that the race detector, in a binary built
+// with it, writes its reports on standard error, where kata reads them,
+// and exits with raceExitCode after a race: whatever GORACE kata was
+// given (runEnv passes it on), these two come last, and the last
+// setting of a flag wins.
+func raceEnv(env []string) []string {
+	const ours = "log_path=stderr exitcode=66"
+	out := slices.Clone(env)
+	for i, kv := range out {
+		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+			out[i] = "GORACE=" + strings.TrimSpace(v+" "+ours)
+			return out
+		}
+	}
+	return append(out, "GORACE="+ours)
 }
 
 // test2json is where the go command keeps test2json, which turns a test

@@ -34,15 +34,22 @@ type stream struct {
 	buildFailed bool
 	pkgOutput   []string // output outside any test (a crash in init, the final FAIL)
 	outputBytes int
-	// standalone: the stream is test2json's, run on a test binary
-	// itself. When the binary dies in the middle of a test, test2json's
-	// last event, the package's result, names that test (the last it
-	// saw: go test, which prints a line that ends the package first,
-	// does not). So a test's end is held until another line comes: the
-	// last line of the stream is never a test's end (a test binary that
-	// reaches its end prints PASS or FAIL after its last test).
+	// standalone: the stream is test2json's, on a test binary's output
+	// (runTests). When the binary dies in the middle of a test after a
+	// line that sets the package's result (a "FAIL" the code under test
+	// printed), test2json's last event, the package's result, names that
+	// test (the last it saw: go test, which prints a line that ends the
+	// package first, does not). So a test's end is held until another
+	// line comes: the last line of the stream is never a test's end (a
+	// test binary that reaches its end prints PASS or FAIL after its
+	// last test).
 	standalone bool
 	held       []byte
+	// known, if set, are the tests the run asked for: the events of any
+	// other top-level test are lines the code under test printed (a
+	// framed "=== RUN" for a test the lesson does not have), and count as
+	// package output, and for nothing else.
+	known map[string]bool
 }
 
 func newStream() *stream {
@@ -103,6 +110,12 @@ func (s *stream) fold(line []byte) {
 		return
 	}
 	name := top(ev.Test)
+	if s.known != nil && !s.known[name] {
+		if ev.Action == "output" {
+			s.pkgOutput = append(s.pkgOutput, unrenameTests(strings.TrimRight(ev.Output, "\n")))
+		}
+		return
+	}
 	o := s.tests[name]
 	if o == nil {
 		o = &outcome{}

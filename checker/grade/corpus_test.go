@@ -35,6 +35,8 @@ type hostile struct {
 	// sandbox: only where kata has a sandbox (package sandbox): what it
 	// checks holds there only.
 	sandbox bool
+	// goarch: only on this architecture ("": any).
+	goarch string
 }
 
 // anyTest reports whether some test of g failed with a reason matching
@@ -372,6 +374,67 @@ func runqputtail(`))
 	}`))
 			},
 			want: refused(`runq\.go:\d+:3: converts unsafe\.Pointer to \*\[1048576\]uintptr: a lesson file may pass unsafe\.Pointer values on, never convert them to or from other types$`)},
+
+		// What a run says of itself (issue #11's red team): the report it
+		// sends, and the time it takes.
+		{name: "torn-interface-forgery", lesson: "01-ringbuffer", short: true, linux: true, goarch: "amd64",
+			files: func(t testing.TB) map[string][]byte {
+				// The red team's A30: a data race tears an interface value,
+				// and through it the stubs read the test process's memory,
+				// find the nonce, write a report of every test passing on
+				// the harness's pipe and crash the process. It scored
+				// 100/100, under -race and the sandbox.
+				return one("runq.go", tornInterface(t))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				// The stubs' own grade: nothing.
+				everyTest(t, g, `^(crashed: |data race: )`)
+			}},
+		{name: "forged-run-lines", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// The red team's A26: runqputtail blocks forever, and a
+				// goroutine prints framed "=== RUN" lines, for a test the
+				// lesson does not have and for one it has, every two
+				// seconds. Each bought the hang more time, until the run's
+				// -test.timeout ended it as a crash (which MaxTimeouts did
+				// not count), and then the binary ran again for each test
+				// left: hours for a lesson an honest hang ends in 30 s.
+				src := withImports(t, ref(t, "runq.go"), "fmt", "sync", "time")
+				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var rtOnce sync.Once
+
+func rtStall() {
+	rtOnce.Do(func() {
+		go func() {
+			for i := 0; ; i++ {
+				fmt.Printf("\x16=== RUN   TestKataBogus%c\n", "AB"[i%2])
+				fmt.Printf("\x16=== RUN   TestL01WrapAround\n\x16--- PASS: TestL01WrapAround (0.00s)\n")
+				time.Sleep(2 * time.Second)
+			}
+		}()
+	})
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+func runqputtail(pp *p, gp *g) {
+	rtStall()`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				// The first test stopped at its limit, as a hang; the
+				// others not started.
+				assert.Equal(t, 0, g.Score)
+				hung := 0
+				for _, tg := range g.Tests {
+					switch {
+					case strings.HasPrefix(tg.Reason, "did not finish within"):
+						hung++
+					case !strings.HasPrefix(tg.Reason, "not run: an earlier test of this lesson was stopped"):
+						t.Errorf("%s: %q, want a hang or not run", tg.Name, tg.Reason)
+					}
+				}
+				assert.Equal(t, 1, hung, "tests stopped for time:\n%s", testReasons(g))
+			}},
 		{name: "shadows-len", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// len, in the whole package, tests included: every
@@ -472,6 +535,23 @@ func quoted(t *testing.T, text string) {
 	}
 }
 
+// tornInterface is the red team's A30 (testdata/hostile/torn-interface.go.txt)
+// in the skeleton's runq.go: every stub starts the attack.
+func tornInterface(t testing.TB) []byte {
+	t.Helper()
+	attack, err := os.ReadFile(filepath.Join("testdata", "hostile", "torn-interface.go.txt"))
+	require.NoError(t, err)
+	var names []string
+	for _, tt := range lesson(t, "01-ringbuffer").Tests {
+		names = append(names, strconv.Quote(tt.Name))
+	}
+	src := string(withImports(t, skel(t, "runq.go"), "fmt", "sync"))
+	stubs := strings.Count(src, "\tpanic(\"not implemented")
+	require.Positive(t, stubs, "the skeleton's runq.go has no stubs left")
+	src = strings.ReplaceAll(src, "\tpanic(\"not implemented", "\trtOnce.Do(rtTry)\n\tpanic(\"not implemented")
+	return []byte(src + "\n" + strings.Replace(string(attack), "RT_TESTS", strings.Join(names, ", "), 1))
+}
+
 // TestHostileCorpus grades a class of correct, partial and hostile
 // submissions together: every hostile one fails the lesson it breaks with
 // a plain reason and scores full marks in the others, and the correct ones
@@ -504,7 +584,8 @@ func TestHostileCorpus(t *testing.T) {
 	var cases []hostile
 	sandboxed, _ := sandbox.Available()
 	for _, h := range append(hostiles(), runHostiles()...) {
-		if !graded[h.lesson] || (h.linux && runtime.GOOS != "linux") || (testing.Short() && !h.short) || (h.sandbox && !sandboxed) {
+		if !graded[h.lesson] || (h.linux && runtime.GOOS != "linux") || (testing.Short() && !h.short) || (h.sandbox && !sandboxed) ||
+			(h.goarch != "" && h.goarch != runtime.GOARCH) {
 			continue
 		}
 		cases = append(cases, h)
