@@ -888,9 +888,16 @@ var sandboxNotice sync.Once
 // noticeSandbox says, once, on standard error, that there is no sandbox
 // to grade in on this system, and why.
 func noticeSandbox() {
-	if ok, why := sandbox.Available(); !ok {
+	switch ok, why := sandbox.Available(); {
+	case !ok:
 		sandboxNotice.Do(func() {
 			fmt.Fprintf(os.Stderr, "kata: no sandbox on this system (%s): student code runs with your permissions; see Appendix D\n", why)
+		})
+	case why != "":
+		// A sandbox without part of itself (the seccomp filter): say what
+		// it lacks, once, as for a missing sandbox.
+		sandboxNotice.Do(func() {
+			fmt.Fprintf(os.Stderr, "kata: the sandbox goes without part of itself on this system (%s); see Appendix D\n", why)
 		})
 	}
 }

@@ -86,15 +86,26 @@ func (s *stream) add(line []byte) {
 	s.fold(line)
 }
 
+// minLineCost is what a line of output costs against the output limit at
+// the least: each line is an event that test2json encodes and kata reads,
+// whatever it holds, so 8 MiB of empty lines (8 million events: 31 s and
+// 270 MB of kata's memory, the red team's A28) cost as much as 8 MiB of
+// 64-byte lines, and the limit stops the run after 131,072 of them.
+const minLineCost = 64
+
 // fold folds one line into the outcomes.
 func (s *stream) fold(line []byte) {
 	var ev testEvent
 	if err := json.Unmarshal(line, &ev); err != nil || ev.Action == "" {
-		s.outputBytes += len(line)
+		s.outputBytes += max(len(line), minLineCost)
 		s.pkgOutput = append(s.pkgOutput, string(line))
 		return
 	}
-	s.outputBytes += len(ev.Output)
+	if ev.Action == "output" {
+		s.outputBytes += max(len(ev.Output), minLineCost)
+	} else {
+		s.outputBytes += len(ev.Output)
+	}
 	switch ev.Action {
 	case "build-output":
 		s.buildOutput = append(s.buildOutput, strings.TrimRight(ev.Output, "\n"))

@@ -1,6 +1,9 @@
 package checker
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestStandaloneStream folds what test2json, run on a test binary itself,
 // writes when the binary dies (cmd/internal/test2json: a test's end is
@@ -46,5 +49,33 @@ func TestStandaloneStream(t *testing.T) {
 				t.Errorf("%s: %s: %+v, want started and finished with %q", c.name, name, o, want)
 			}
 		}
+	}
+}
+
+// TestEmptyLinesCostOutput: a flood of empty lines is a flood of events,
+// each one read and kept by kata, so it counts against the output limit
+// as lines, not only as bytes (the red team's A28: 8 MiB of "\n", 8
+// million events, 31 s and 270 MB of kata's memory before the limit hit).
+func TestEmptyLinesCostOutput(t *testing.T) {
+	const limit = 8 << 20
+	s := newStream()
+	s.standalone = true
+	s.add([]byte(`{"Action":"run","Test":"TestA"}`))
+	lines := 0
+	for s.outputBytes <= limit {
+		s.add([]byte(`{"Action":"output","Test":"TestA","Output":"\n"}`))
+		lines++
+		if lines > 1<<20 {
+			t.Fatalf("%d empty lines counted %d bytes: still under the %d-byte limit", lines, s.outputBytes, limit)
+		}
+	}
+	if lines > 200_000 {
+		t.Errorf("the limit stopped the flood after %d empty lines; want it stopped after at most 200,000", lines)
+	}
+	// Honest output is counted by its bytes, as before.
+	h := newStream()
+	h.add([]byte(`{"Action":"output","Test":"TestA","Output":"` + strings.Repeat("x", 999) + `\n"}`))
+	if h.outputBytes != 1000 {
+		t.Errorf("a 1000-byte line counted %d bytes, want 1000", h.outputBytes)
 	}
 }

@@ -59,7 +59,7 @@
 //   - a file system of its own, read-only: the system's directories
 //     (ReadOnlySystem: /usr, /bin, /lib, /etc...), a few devices (null,
 //     zero, full, random, urandom; not tty), what kata binds (Spec.ReadOnly:
-//     the test binary, its working directory, test2json), a /proc of its
+//     the test binary and its working directory), a /proc of its
 //     own PID namespace, and a private /tmp of Spec.TmpSize bytes, the only
 //     place it can write. Nothing else is there: not $HOME, not the user's
 //     files, not kata's cache or executable, not the class being graded,
