@@ -430,6 +430,11 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("checker: starting go test: %w (is Go installed and on PATH?)", err)
 	}
+	if err := limitFileSize(cmd.Process.Pid, buildFileSize); err != nil {
+		killProcessGroup(cmd)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("checker: bounding the build's files: %w", err)
+	}
 	res := &runResult{s: newStream(), mod: r.used}
 	lines, quit := readLines(out)
 	deadline := time.NewTimer(buildAllowance)
