@@ -152,12 +152,19 @@ func (c *Checker) grade(ctx context.Context, id, title string, replace map[strin
 // compile: a file saved while its check runs is graded by the next check,
 // never half by this one.
 func (c *Checker) newRun(replace map[string]string, ls []*lessons.Lesson) (*run, error) {
-	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace,
-		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate, key: c.key}
+	r := c.runOf(replace, ls)
 	if err := r.makeWork(); err != nil {
 		r.cleanup()
 		return nil, err
 	}
+	return r, nil
+}
+
+// runOf is newRun before its snapshot: a caller that sets the run's
+// fields the snapshot depends on (trusted) calls makeWork itself.
+func (c *Checker) runOf(replace map[string]string, ls []*lessons.Lesson) *run {
+	r := &run{mod: c.mod, replace: replace, timeouts: map[string]time.Duration{}, race: !c.opts.NoRace,
+		maxOutput: c.opts.MaxOutput, maxMemory: c.opts.MaxMemory, isolate: c.opts.Isolate, key: c.key}
 	for _, l := range ls {
 		r.hidden = append(r.hidden, l.ID)
 		for _, t := range l.Tests {
@@ -168,7 +175,7 @@ func (c *Checker) newRun(replace map[string]string, ls []*lessons.Lesson) (*run,
 			r.timeouts[t.Name] = timeout
 		}
 	}
-	return r, nil
+	return r
 }
 
 // gradeRun grades ls's hidden tests with r, running it as often as needed.

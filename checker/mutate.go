@@ -144,16 +144,18 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	}
 
 	ls := []*lessons.Lesson{l}
-	r, err := c.newRun(replace, ls)
-	if err != nil {
-		return nil, err
-	}
+	r := c.runOf(replace, ls)
 	defer r.cleanup()
 	r.env = []string{mutate.EnvVar + "=0"}
 	// A mutant that go vet would refuse is not refused here: its tests
 	// judge it, which can only count against the score.
 	r.noVet = true
+	// The schemata are kata's own, and larger than a lesson file may be
+	// (every mutant of the file in one): the snapshot takes them whole.
 	r.trusted = true
+	if err := r.makeWork(); err != nil {
+		return nil, err
+	}
 	base := c.gradeRun(ctx, l.ID, l.Title, r, ls)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -276,7 +276,11 @@ func (r *run) makeWork() error {
 	r.work = work
 	r.snapshot = map[string]string{}
 	for base, p := range r.replace {
-		data, err := vet.ReadFile(p) // a file too large to vet: enough to tell
+		read := vet.ReadFile // a file too large to vet: enough to tell
+		if r.trusted {
+			read = os.ReadFile // the course's own (mutant schemata): whole, however large
+		}
+		data, err := read(p)
 		if err != nil {
 			return fmt.Errorf("checker: reading %s: %w", p, err)
 		}

@@ -2,11 +2,13 @@ package checker
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gmp-kata/gmp-kata/checker/sandbox"
+	"github.com/gmp-kata/gmp-kata/checker/vet"
 )
 
 // The tests below grade hostile code in a module of their own
@@ -232,5 +234,33 @@ func TestCrashInATest(t *testing.T) {
 	}
 	if p := rr.s.tests["TestPass"]; p == nil || !p.finished || p.action != "pass" {
 		t.Errorf("TestPass: %+v, want a pass", p)
+	}
+}
+
+// TestSnapshotTakesTheCoursesOwnFilesWhole: a learner's file is read into
+// the snapshot only as far as the vetter needs to refuse it as too large,
+// but the course's own files (kata verify --mutate's schemata, every
+// mutant of a lesson file in one, lesson 04's over 256 KiB) are taken
+// whole: cut short, the reference with its mutants did not compile and
+// the mutation run stopped.
+func TestSnapshotTakesTheCoursesOwnFilesWhole(t *testing.T) {
+	big := "package sched\n\n" + strings.Repeat("// a line of the schemata, long enough to fill a file quickly.\n", 2*vet.MaxFileSize/64)
+	for _, trusted := range []bool{false, true} {
+		r := &run{replace: lessonFile(t, "sched.go", []byte(big)), trusted: trusted}
+		if err := r.makeWork(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(r.snapshot["sched.go"])
+		r.cleanup()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := len(big)
+		if !trusted {
+			want = vet.MaxFileSize + 1 // enough for the vetter to refuse it
+		}
+		if len(got) != want {
+			t.Errorf("trusted=%v: the snapshot has %d bytes of the %d-byte file, want %d", trusted, len(got), len(big), want)
+		}
 	}
 }
