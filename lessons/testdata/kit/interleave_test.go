@@ -70,24 +70,23 @@ func kitGoid() uint64 {
 	return id
 }
 
-// kitThreads maps the goroutine of every controlled thread, of every run
-// under way, to its thread: several runs may go at once (kitEach), each
-// with its own controller, and a scheduling point goes to the controller
-// of the goroutine that reached it. The hook is installed while any run
-// is under way.
+// kitThreads maps every controlled thread, of every run under way, by
+// the identity of its goroutine (kitSelf): several runs may go at once
+// (kitEach), each with its own controller, and a scheduling point goes to
+// the controller of the goroutine that reached it. The hook is installed
+// while any run is under way.
 var kitThreads struct {
 	sync.Mutex
-	byGoid map[uint64]*kitCtlThread
-	runs   int
-	old    func() // the hook before the first run
+	byID map[uint64]*kitCtlThread
+	runs int
+	old  func() // the hook before the first run
 }
 
 // kitPoint is the hook: a scheduling point on the calling goroutine, which
 // goes to its run's controller; a goroutine no run controls goes on.
 func kitPoint() {
-	id := kitGoid()
 	kitThreads.Lock()
-	th := kitThreads.byGoid[id]
+	th := kitThreads.byID[kitSelf()] // kitSelf is read under the lock: see kitBind
 	kitThreads.Unlock()
 	if th != nil {
 		th.c.point(th)
@@ -100,7 +99,7 @@ func kitRunStarts() {
 	kitThreads.Lock()
 	defer kitThreads.Unlock()
 	if kitThreads.runs == 0 {
-		kitThreads.byGoid = map[uint64]*kitCtlThread{}
+		kitThreads.byID = map[uint64]*kitCtlThread{}
 		kitThreads.old = setInterleaveHook(kitPoint)
 	}
 	kitThreads.runs++
@@ -182,13 +181,15 @@ func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
 		fn := threads[2*i+1].(func())
 		go func() {
 			defer finished.Done()
-			id := kitGoid()
+			unbind := kitBind()
+			defer unbind()
 			kitThreads.Lock()
-			kitThreads.byGoid[id] = th
+			id := kitSelf()
+			kitThreads.byID[id] = th
 			kitThreads.Unlock()
 			defer func() {
 				kitThreads.Lock()
-				delete(kitThreads.byGoid, id)
+				delete(kitThreads.byID, id)
 				kitThreads.Unlock()
 			}()
 			ready.Done()

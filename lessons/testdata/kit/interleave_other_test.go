@@ -1,0 +1,14 @@
+//go:build !linux
+
+package sched
+
+// Elsewhere than Linux a controlled thread is known by its goroutine ID
+// (kitGoid): slower than Linux's thread ID (a traceback and the runtime's
+// print lock at every scheduling point), the same answer.
+
+// kitBind has nothing to do: a goroutine's ID does not change.
+func kitBind() (unbind func()) { return func() {} }
+
+// kitSelf identifies the calling goroutine among the controlled threads;
+// call it with kitThreads held.
+func kitSelf() uint64 { return kitGoid() }
