@@ -231,7 +231,7 @@ func harnessSource(tests []string, id string, report bool, limits map[string]tim
 	}
 	src := secretHead
 	if report {
-		src += secretChannel
+		src += secretChannel + secretSend
 	} else {
 		src += secretNone
 	}
@@ -239,9 +239,9 @@ func harnessSource(tests []string, id string, report bool, limits map[string]tim
 }
 
 // secretHead starts secretFile; secretChannel (harness_unix.go,
-// harness_windows.go) or secretNone ends it, declaring kataReadSecret_ID,
-// kataSend_ID (which sends kata one line) and kataDone_ID (which ends
-// what the harness sends).
+// harness_windows.go: kataReadSecret_ID) then secretSend, or secretNone,
+// end it, declaring kataReadSecret_ID, kataSend_ID (which sends kata one
+// line) and kataDone_ID (which ends what the harness sends).
 const secretHead = `package sched
 
 // Added by kata when grading: see checker/harness.go. This file's name
@@ -256,6 +256,22 @@ type kataChannel_ID struct {
 	nonce  string
 	report *os.File
 	path   string
+}
+`
+
+// secretSend writes to the channel kataReadSecret_ID opened, on every
+// system.
+const secretSend = `
+func kataSend_ID(line []byte) {
+	if kataSecret_ID.report != nil {
+		kataSecret_ID.report.Write(append(line, '\n'))
+	}
+}
+
+func kataDone_ID() {
+	if kataSecret_ID.report != nil {
+		kataSecret_ID.report.Close()
+	}
 }
 `
 

@@ -26,18 +26,6 @@ func kataReadSecret_ID() kataChannel_ID {
 	}
 	return c
 }
-
-func kataSend_ID(line []byte) {
-	if kataSecret_ID.report != nil {
-		kataSecret_ID.report.Write(append(line, '\n'))
-	}
-}
-
-func kataDone_ID() {
-	if kataSecret_ID.report != nil {
-		kataSecret_ID.report.Close()
-	}
-}
 `
 
 // A reportChannel is kata's end of the harness's secret, events and

@@ -59,19 +59,7 @@ func TestFailsClosed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, p := range probs {
-				got = append(got, p.String()+" ["+p.Rule+"]")
-			}
-			if len(probs) != len(tc.want) {
-				t.Fatalf("%d problems, want %d:\n%s", len(probs), len(tc.want), strings.Join(got, "\n"))
-			}
-			for i, w := range tc.want {
-				rule, msg, _ := strings.Cut(w, ":")
-				if probs[i].Rule != rule || !strings.Contains(probs[i].Msg, msg) || probs[i].Pos.Filename != "runq.go" || probs[i].Pos.Line == 0 {
-					t.Errorf("problem %d: %s\nwant rule %s at a line of runq.go, saying %q", i, got[i], rule, msg)
-				}
-			}
+			wantProblems(t, probs, "runq.go", tc.want)
 		})
 	}
 }

@@ -367,35 +367,43 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, p := range probs {
-				got = append(got, p.String()+" ["+p.Rule+"]")
-			}
-			if len(probs) != len(tc.want) {
-				t.Fatalf("%d problems, want %d:\n%s", len(probs), len(tc.want), strings.Join(got, "\n"))
-			}
-			for i, w := range tc.want {
-				p := probs[i]
-				if w[0] >= '0' && w[0] <= '9' {
-					var pos string
-					for range 2 {
-						var part string
-						part, w, _ = strings.Cut(w, ":")
-						pos += part + ":"
-					}
-					if got := fmt.Sprintf("%d:%d:", p.Pos.Line, p.Pos.Column); got != pos {
-						t.Errorf("problem %d: %s\nwant it at %s", i, got, pos)
-					}
-				}
-				rule, msg, _ := strings.Cut(w, ":")
-				if p.Rule != rule || !strings.Contains(p.Msg, msg) {
-					t.Errorf("problem %d: %s\nwant rule %s, saying %q", i, got[i], rule, msg)
-				}
-				if p.Pos.Filename != tc.file {
-					t.Errorf("problem %d names %s, want %s", i, p.Pos.Filename, tc.file)
-				}
-			}
+			wantProblems(t, probs, tc.file, tc.want)
 		})
+	}
+}
+
+// wantProblems checks the problems a vetting found in file against want,
+// one each, in order: "rule:part of the message", or
+// "line:column:rule:part of the message". Each is in file, at a line.
+func wantProblems(t *testing.T, probs []Problem, file string, want []string) {
+	t.Helper()
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.String()+" ["+p.Rule+"]")
+	}
+	if len(probs) != len(want) {
+		t.Fatalf("%d problems, want %d:\n%s", len(probs), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		p := probs[i]
+		if w[0] >= '0' && w[0] <= '9' {
+			var pos string
+			for range 2 {
+				var part string
+				part, w, _ = strings.Cut(w, ":")
+				pos += part + ":"
+			}
+			if got := fmt.Sprintf("%d:%d:", p.Pos.Line, p.Pos.Column); got != pos {
+				t.Errorf("problem %d: %s\nwant it at %s", i, got, pos)
+			}
+		}
+		rule, msg, _ := strings.Cut(w, ":")
+		if p.Rule != rule || !strings.Contains(p.Msg, msg) {
+			t.Errorf("problem %d: %s\nwant rule %s, saying %q", i, got[i], rule, msg)
+		}
+		if p.Pos.Filename != file || p.Pos.Line == 0 {
+			t.Errorf("problem %d is at %s:%d, want a line of %s", i, p.Pos.Filename, p.Pos.Line, file)
+		}
 	}
 }
 
