@@ -65,14 +65,7 @@ func TestPrintedTextNeverPassesForKatas(t *testing.T) {
 	r := a29Class()
 	forged := regexp.MustCompile(`kata\\?: grade\\?: all tests passed`)
 	for _, f := range report.Formats {
-		var out []byte
-		if f == "gradescope" {
-			var b bytes.Buffer
-			require.NoError(t, report.WriteGradescope(&b, r, &r.Students[1]))
-			out = b.Bytes()
-		} else {
-			out = write(t, f, r)
-		}
+		out := writeFor(t, f, r, &r.Students[1])
 		if f == "json" || f == "gradescope" {
 			var v any
 			require.NoError(t, json.Unmarshal(out, &v), f)
