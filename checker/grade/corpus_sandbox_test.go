@@ -77,8 +77,18 @@ func attack(t testing.TB) *attackProbe {
 		probeMu.Lock()
 		defer probeMu.Unlock()
 		l.Close()
-		kill(marked(p.marker))
-		os.RemoveAll(tmp)
+		// The attacks' processes die, and only then is their TMPDIR
+		// removed: one still writing would leave it behind.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			left := marked(p.marker)
+			if len(left) == 0 || time.Now().After(deadline) {
+				break
+			}
+			kill(left)
+		}
+		if err := os.RemoveAll(tmp); err != nil {
+			t.Errorf("removing the attacks' TMPDIR: %v", err)
+		}
 		probe = nil
 	})
 	probe = p

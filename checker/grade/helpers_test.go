@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,9 +29,8 @@ import (
 // instead of leaving a corpus that no longer tests what it says.
 
 var (
-	sharedOnce sync.Once
-	sharedDir  string
-	sharedErr  error
+	sharedDir string
+	sharedErr error
 )
 
 // cacheDir is one cache (grading module and results) for the package's
@@ -40,16 +38,18 @@ var (
 // another.
 func cacheDir(t testing.TB) string {
 	t.Helper()
-	sharedOnce.Do(func() {
-		sharedDir, sharedErr = os.MkdirTemp("", "kata-grade-test-")
-	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
 	}
 	return sharedDir
 }
 
+// TestMain makes the shared cache before any test runs: made by the first
+// test that needs it, it went into that test's TMPDIR (the attacks' own,
+// in TestHostileCorpus), was removed with it, and came back as an empty
+// directory that nothing removed.
 func TestMain(m *testing.M) {
+	sharedDir, sharedErr = os.MkdirTemp("", "kata-grade-test-")
 	code := m.Run()
 	if sharedDir != "" {
 		os.RemoveAll(sharedDir)
