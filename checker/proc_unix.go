@@ -21,16 +21,12 @@ func killProcessGroup(cmd *exec.Cmd) {
 	}
 }
 
-// passedEnv are the variables of kata's environment a test binary gets,
-// if set: how the Go runtime and the race detector are tuned, and the
-// locale.
-var passedEnv = []string{"GOMAXPROCS", "GODEBUG", "GORACE", "GOTRACEBACK", "TZ", "LANG", "LC_ALL"}
-
 // runEnv is the whole environment of a run of the test binary: nothing of
-// kata's but passedEnv, and tmp for a home and temporary directory. (The
-// test binary needs nothing else; the harness's secret is not in it.)
+// kata's but passedEnv, the same pinnedEnv for every run, and tmp for a
+// home and temporary directory. (The test binary needs nothing else; the
+// harness's secret is not in it.)
 func (r *run) runEnv(tmp string) []string {
-	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp}
+	env := append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp}, pinnedEnv...)
 	for _, name := range passedEnv {
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)

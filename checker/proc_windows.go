@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 )
 
 // setProcessGroup does nothing on Windows: killProcessGroup kills the tree.
@@ -18,8 +19,18 @@ func killProcessGroup(cmd *exec.Cmd) {
 }
 
 // runEnv is the environment of a run of the test binary: what Windows
-// needs to start a process (scrubbed, as an isolated build's), and tmp for
-// the temporary directory.
+// needs to start a process (scrubbed, as an isolated build's, less what
+// runs must not differ by: only passedEnv of the variables that tune Go,
+// pinnedEnv for the locale and the time zone), and tmp for the temporary
+// directory.
 func (r *run) runEnv(tmp string) []string {
-	return append(scrubbed(os.Environ()), "TMP="+tmp, "TEMP="+tmp, "TMPDIR="+tmp)
+	var env []string
+	for _, kv := range scrubbed(os.Environ()) {
+		name, _, _ := strings.Cut(kv, "=")
+		if !unpassedEnv[strings.ToUpper(name)] {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, pinnedEnv...)
+	return append(env, "TMP="+tmp, "TEMP="+tmp, "TMPDIR="+tmp)
 }

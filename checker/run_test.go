@@ -264,3 +264,42 @@ func TestSnapshotTakesTheCoursesOwnFilesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEnvironmentIsPinned: a run's test binary gets the same time zone,
+// locale and race detector settings whatever kata's environment says, so a
+// grade depends only on what its cache key holds. (Before, TZ, LANG,
+// GORACE and GOTRACEBACK were passed on: a grader in Tokyo with
+// GORACE=halt_on_error=1 graded differently, from the same cache key.)
+func TestRunEnvironmentIsPinned(t *testing.T) {
+	t.Setenv("TZ", "Asia/Tokyo")
+	t.Setenv("LANG", "zh_CN.UTF-8")
+	t.Setenv("LC_ALL", "zh_CN.UTF-8")
+	t.Setenv("GORACE", "halt_on_error=1 history_size=1")
+	t.Setenv("GOTRACEBACK", "crash")
+	r := hostileRun(t, `package sched
+
+import (
+	"fmt"
+	"os"
+)
+
+var seen = show()
+
+func show() string {
+	for _, name := range []string{"TZ", "LANG", "LC_ALL", "GORACE", "GOTRACEBACK"} {
+		fmt.Printf("env %s=%q\n", name, os.Getenv(name))
+	}
+	return ""
+}
+
+func crash() {}
+`)
+	rr := execOK(t, r, "TestPass")
+	out := strings.Join(rr.s.pkgOutput, "\n")
+	for _, want := range []string{`env TZ="UTC"`, `env LANG="C"`, `env LC_ALL="C"`,
+		`env GORACE="log_path=stderr exitcode=66"`, `env GOTRACEBACK=""`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the test binary's environment lacks %s; it printed:\n%s", want, out)
+		}
+	}
+}

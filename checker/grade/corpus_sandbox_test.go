@@ -149,7 +149,7 @@ func spawnSource(name, role, setsid string) string {
 
 // allowedEnv are the only variables a test binary may find, in its
 // environment or in any other it can read: what kata gives it (checker's
-// runEnv, passedEnv).
+// runEnv: passedEnv, pinnedEnv, and the GORACE of raceEnv).
 var allowedEnv = []string{"PATH", "HOME", "TMPDIR", "GOMAXPROCS", "GODEBUG", "GORACE", "GOTRACEBACK", "TZ", "LANG", "LC_ALL"}
 
 func runHostiles() []hostile {
