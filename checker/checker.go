@@ -228,6 +228,9 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 	// lesson's budget (lessonBudget).
 	budget := c.lessonBudget(r)
 	r.deadline = start.Add(budget)
+	if !r.lessonDeadline.IsZero() && r.lessonDeadline.Before(r.deadline) {
+		r.deadline = r.lessonDeadline
+	}
 	stopped := 0 // tests stopped for running out of time, memory or output
 	remaining := order
 	if len(res.VetProblems) > 0 {
@@ -418,6 +421,12 @@ func (c *Checker) lessonBudget(r *run) time.Duration {
 		budget += d
 	}
 	return budget
+}
+
+// Budget is lesson l's budget (lessonBudget): the most wall-clock time
+// its grading may take, however many runs that takes.
+func (c *Checker) Budget(l *lessons.Lesson) time.Duration {
+	return c.lessonBudget(c.runOf(nil, []*lessons.Lesson{l}))
 }
 
 // budgetMessage says a lesson's budget ran out.

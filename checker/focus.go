@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
@@ -24,6 +25,12 @@ type CheckOptions struct {
 	// Seed, if not 0, makes the tests that explore interleavings with the
 	// controlled scheduler run only this seed, to replay a failure.
 	Seed uint64
+	// Deadline, if set, ends the lesson's budget (Checker.Budget) there
+	// rather than a budget after this check starts: a caller that grades
+	// a lesson several times (kata grade --runs) gives every run the one
+	// deadline, so that repeating a lesson cannot buy it more than its
+	// budget. Tests not finished by then fail, saying the budget ran out.
+	Deadline time.Time
 	// Progress, if set, is told as the check goes: the build starting,
 	// then each test as it starts. It is called from the check's own
 	// goroutine, never after LessonWith returns.
@@ -70,6 +77,7 @@ func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[s
 	}
 	defer r.cleanup()
 	r.progress = o.Progress
+	r.lessonDeadline = o.Deadline
 	if o.Seed != 0 {
 		r.env = append(r.env, EnvSeed+"="+strconv.FormatUint(o.Seed, 10))
 	}

@@ -50,6 +50,9 @@ type run struct {
 	// at its first failing test, and the runs at the first failure.
 	env      []string
 	failFast bool
+	// lessonDeadline, if set, is where the lesson's budget ends whatever
+	// this run's start (CheckOptions.Deadline).
+	lessonDeadline time.Time
 	// noVet builds without go test's vet checks: mutant schemata hold
 	// code vet would refuse (s == a && s == b) that the tests must judge.
 	noVet bool

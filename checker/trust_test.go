@@ -220,3 +220,26 @@ func crash() {
 		"TestFail":  {StatusFail, notRunPrefix + "an earlier test of this lesson was stopped"},
 	})
 }
+
+// TestDeadlineEndsTheBudget: a check given a deadline (kata grade --runs
+// gives every run of a lesson the one deadline) ends the lesson's budget
+// there, not a budget after its own start: past it, no test runs and each
+// fails saying the budget ran out. Before, each of --runs N checks had a
+// budget of its own, N budgets for the lesson.
+func TestDeadlineEndsTheBudget(t *testing.T) {
+	c := sharedChecker(t)
+	l := lesson(t, "01")
+	if b := c.Budget(l); b < time.Minute {
+		t.Fatalf("lesson 01's budget is %s, want its tests' limits and a minute at least", b)
+	}
+	files := lessonFile(t, "runq.go", embedded(t, "solutions/runq.go"))
+	res := c.LessonWith(context.Background(), l, files, CheckOptions{Deadline: time.Now().Add(-time.Second)})
+	if len(res.Tests) != len(l.Tests) {
+		t.Fatalf("%d results for %d tests (%s)", len(res.Tests), len(l.Tests), res.Error)
+	}
+	for _, tr := range res.Tests {
+		if tr.Status == StatusPass || !strings.Contains(tr.Message, "time budget") {
+			t.Errorf("%s: %s %q, want a failure that says the lesson's time budget ran out", tr.Name, tr.Status, tr.Message)
+		}
+	}
+}

@@ -372,8 +372,13 @@ func (g *Grader) run(ctx context.Context, work string, j *job) (res *checker.Les
 // A lesson that does not compile, that kata could not grade, or whose
 // every test has already failed is not run again: nothing is left to
 // learn from it.
+//
+// The runs share the lesson's one budget (checker.Budget), counted from
+// the first run's start: a submission that spends its budget in one run
+// does not get it again in the next (it once had Runs budgets).
 func (g *Grader) repeat(ctx context.Context, l *lessons.Lesson, paths map[string]string) *checker.LessonResult {
-	return g.repeatRuns(ctx, func() *checker.LessonResult { return g.ck.Lesson(ctx, l, paths) })
+	o := checker.CheckOptions{Deadline: time.Now().Add(g.ck.Budget(l))}
+	return g.repeatRuns(ctx, func() *checker.LessonResult { return g.ck.LessonWith(ctx, l, paths, o) })
 }
 
 // repeatRuns is repeat with grade as one run of the lesson.
