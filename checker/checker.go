@@ -116,6 +116,9 @@ type LessonResult struct {
 	VetProblems   []string     `json:"vet_problems,omitempty"` // the rules of lesson files they break (package vet): not compiled
 	Error         string       `json:"error,omitempty"`
 	WallTime      float64      `json:"wall_seconds"`
+	// Blame, set by kata check after a failure (Checker.Blame), says
+	// which of the learner's functions the failing tests point at.
+	Blame *Blame `json:"blame,omitempty"`
 }
 
 // CapstoneID names the run of every lesson's tests on all of the learner's

@@ -30,6 +30,7 @@ var checkCommand = &cli.Command{
 		&cli.BoolFlag{Name: "no-race", Usage: "grade without the race detector (faster; misses data races)"},
 		&cli.IntFlag{Name: "count", Value: 1, Usage: "grade `N` times over: a test passes only if it passed every time (races hide in some runs)"},
 		&cli.StringFlag{Name: "run", Usage: "grade only the tests whose names match `REGEXP` (not recorded as progress)"},
+		&cli.BoolFlag{Name: "no-blame", Usage: "after a failure, do not look for the function at fault (by running the failing tests again with each of your functions in turn replaced by the reference's)"},
 		&cli.Uint64Flag{Name: "seed", Usage: "replay the controlled interleaving `N` a failure named (tests that explore interleavings run only it)"},
 	},
 	Action: runCheck,
@@ -126,6 +127,10 @@ func runCheck(c *cli.Context) error {
 		live := liveProgress(human, l, asJSON)
 		o.Progress = live.show
 		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), o)
+		if res.Status == checker.StatusFail && len(todo) == 1 && !c.Bool("no-blame") {
+			live.say("which function is at fault? your failing tests again, with one of your functions at a time replaced by the reference's ...")
+			res.Blame, _ = ck.Blame(c.Context, l, ws.LessonFiles(l), res) // no answer: nothing to say
+		}
 		live.clear()
 		if !focused {
 			record(ws, l, res, false)
@@ -202,6 +207,15 @@ func (lv *live) show(p checker.Progress) {
 	} else {
 		fmt.Fprintf(lv.w, "\r\x1b[K  %s: %s (%d of %d) ...", lv.l.ID, p.Test, p.Started, p.Total)
 	}
+	lv.shown = true
+}
+
+// say shows msg on the live line.
+func (lv *live) say(msg string) {
+	if lv.w == nil {
+		return
+	}
+	fmt.Fprintf(lv.w, "\r\x1b[K  %s: %s", lv.l.ID, msg)
 	lv.shown = true
 }
 
@@ -317,6 +331,7 @@ func printLessonResult(w io.Writer, res *checker.LessonResult, ws *workspace.Wor
 		printLines(w, res.CompileErrors)
 		return
 	}
+	printBlame(w, res.Blame)
 	said := map[string]string{} // a failure's message → the first test that said it
 	for _, t := range res.Tests {
 		if t.Status == checker.StatusPass {
@@ -377,4 +392,36 @@ func writeClassroom(w io.Writer, results []*checker.LessonResult) error {
 	}
 	_, err = fmt.Fprintln(w, enc)
 	return err
+}
+
+// printBlame says which of the learner's functions the failing tests point
+// at (checker.Blame), before the failures: the first thing a learner reads
+// names the function to look at, whichever test's message comes first.
+func printBlame(w io.Writer, b *checker.Blame) {
+	if b == nil {
+		return
+	}
+	st := styleFor(w)
+	tests := "every failing test passes"
+	if len(b.Failing) == 1 {
+		tests = b.Failing[0] + " passes"
+	}
+	switch len(b.Culprits) {
+	case 0:
+		fmt.Fprintf(w, "  %s\n", st.dim("No one of your functions is at fault alone: with the reference's version of any one of them, some failing test still fails. Look at how they work together."))
+	case 1:
+		fmt.Fprintf(w, "  %s your %s. With the reference's %s in place of yours, and your other functions, %s.\n",
+			st.bold("Where to look:"), b.Culprits[0], b.Culprits[0], tests)
+	default:
+		fmt.Fprintf(w, "  %s your %s. With the reference's version of any one of them in place of yours, %s.\n",
+			st.bold("Where to look:"), orList(b.Culprits), tests)
+	}
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(xs []string) string {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }

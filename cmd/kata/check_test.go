@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -59,4 +60,24 @@ func TestCheckFoldsTheSameCrash(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(out, "not implemented: procresize"), out)
 	assert.Contains(t, out, "got 3 Ps, want 4")
 	assert.Regexp(t, `✗ TestC .*\n      the same as TestA\n`, out)
+}
+
+// TestPrintBlame: the blame is said before the failures, naming the one
+// function at fault, or saying that none is alone.
+func TestPrintBlame(t *testing.T) {
+	var b bytes.Buffer
+	printBlame(&b, &checker.Blame{Failing: []string{"TestA", "TestB"}, Culprits: []string{"gopark"}})
+	if want := "Where to look: your gopark. With the reference's gopark in place of yours, and your other functions, every failing test passes."; !strings.Contains(b.String(), want) {
+		t.Errorf("printed %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	printBlame(&b, &checker.Blame{Failing: []string{"TestA"}})
+	if !strings.Contains(b.String(), "No one of your functions is at fault alone") {
+		t.Errorf("printed %q, want the no-culprit line", b.String())
+	}
+	b.Reset()
+	printBlame(&b, nil)
+	if b.Len() != 0 {
+		t.Errorf("no blame printed %q", b.String())
+	}
 }
