@@ -137,19 +137,60 @@ func (e *CodeFailure) Error() string {
 // a *CodeFailure.
 func (c *Checker) Bench(ctx context.Context, l *lessons.Lesson, files map[string]string, opts BenchOptions) (*BenchResult, error) {
 	start := time.Now()
-	if opts.Count <= 0 {
-		opts.Count = DefaultBenchCount
+	opts = opts.withDefaults()
+	replace, err := benchFiles(l, files)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Benchtime <= 0 {
-		opts.Benchtime = DefaultBenchtime
+	benches, err := lessonBenchmarks(l)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = defaultBenchTimeout
+	tmp, err := os.MkdirTemp("", "kata-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("checker: %w", err)
 	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = func(string) {}
+	defer os.RemoveAll(tmp)
+	yoursBin, refBin, err := c.buildBoth(ctx, l, tmp, replace, opts.Progress)
+	if err != nil {
+		return nil, err
 	}
+	samples, procs, err := c.sampleBoth(ctx, l, benches, yoursBin, refBin, replace, opts)
+	if err != nil {
+		return nil, err
+	}
+	result := &BenchResult{ID: l.ID, Title: l.Title, Count: opts.Count, Benchtime: opts.Benchtime.Seconds(), GOMAXPROCS: procs}
+	for _, bm := range benches {
+		row, err := benchRow(l, bm, samples, opts.Count)
+		if err != nil {
+			return nil, err
+		}
+		result.Rows = append(result.Rows, row)
+	}
+	result.WallTime = time.Since(start).Seconds()
+	return result, nil
+}
+
+// withDefaults is o with its zero fields set to their defaults.
+func (o BenchOptions) withDefaults() BenchOptions {
+	if o.Count <= 0 {
+		o.Count = DefaultBenchCount
+	}
+	if o.Benchtime <= 0 {
+		o.Benchtime = DefaultBenchtime
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = defaultBenchTimeout
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	return o
+}
+
+// benchFiles are the learner's files of lesson l, by base name, that
+// replace the reference's.
+func benchFiles(l *lessons.Lesson, files map[string]string) (map[string]string, error) {
 	replace := map[string]string{}
 	for _, f := range l.Files {
 		p, ok := files[f]
@@ -161,28 +202,23 @@ func (c *Checker) Bench(ctx context.Context, l *lessons.Lesson, files map[string
 		}
 		replace[f] = p
 	}
-	benches, err := lessonBenchmarks(l)
-	if err != nil {
-		return nil, err
-	}
+	return replace, nil
+}
 
-	tmp, err := os.MkdirTemp("", "kata-bench-")
-	if err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
-	}
-	defer os.RemoveAll(tmp)
+// buildBoth builds the benchmark binaries of lesson l in tmp, with the
+// learner's files (replace) and with the reference's, both at once: the
+// go command shares its cache.
+func (c *Checker) buildBoth(ctx context.Context, l *lessons.Lesson, tmp string, replace map[string]string, progress func(string)) (yoursBin, refBin string, err error) {
 	added, err := writeFS(l.Bench, "*_test.go", filepath.Join(tmp, "bench"))
 	if err != nil {
-		return nil, fmt.Errorf("checker: benchmarks of %s: %w", l.ID, err)
+		return "", "", fmt.Errorf("checker: benchmarks of %s: %w", l.ID, err)
 	}
-
-	// Build both binaries at once: the go command shares its cache.
 	progress("building your code and the reference's with the benchmarks of " + l.ID)
 	exe := ""
 	if runtime.GOOS == "windows" {
 		exe = ".exe"
 	}
-	yoursBin, refBin := filepath.Join(tmp, "yours.test"+exe), filepath.Join(tmp, "reference.test"+exe)
+	yoursBin, refBin = filepath.Join(tmp, "yours.test"+exe), filepath.Join(tmp, "reference.test"+exe)
 	var yoursOut, refOut []byte
 	var yoursErr, refErr error
 	var wg sync.WaitGroup
@@ -197,29 +233,31 @@ func (c *Checker) Bench(ctx context.Context, l *lessons.Lesson, files map[string
 	}()
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("checker: bench: %w", err)
+		return "", "", fmt.Errorf("checker: bench: %w", err)
 	}
 	if refErr != nil {
-		return nil, fmt.Errorf("checker: the reference does not build with the benchmarks of %s (a bug in the course): %v\n%s", l.ID, refErr, refOut)
+		return "", "", fmt.Errorf("checker: the reference does not build with the benchmarks of %s (a bug in the course): %v\n%s", l.ID, refErr, refOut)
 	}
 	if yoursErr != nil {
 		var exitErr *exec.ExitError
 		if !errors.As(yoursErr, &exitErr) {
-			return nil, fmt.Errorf("checker: go test -c: %w (is Go installed and on PATH?)", yoursErr)
+			return "", "", fmt.Errorf("checker: go test -c: %w (is Go installed and on PATH?)", yoursErr)
 		}
 		errs := c.compileErrors(strings.Split(strings.TrimRight(string(yoursOut), "\n"), "\n"), replace)
-		return nil, &CodeFailure{Lesson: l.ID, Problem: "your code does not compile", Details: firstN(errs, 10)}
+		return "", "", &CodeFailure{Lesson: l.ID, Problem: "your code does not compile", Details: firstN(errs, 10)}
 	}
+	return yoursBin, refBin, nil
+}
 
-	// Run them alternately, each starting half of the time.
+// sampleBoth runs the two binaries opts.Count times, alternately, each
+// starting half of the time, and returns each side's ns/op samples by
+// sub-benchmark (side "yours" or "reference"), and GOMAXPROCS.
+func (c *Checker) sampleBoth(ctx context.Context, l *lessons.Lesson, benches []benchFunc, yoursBin, refBin string, replace map[string]string, opts BenchOptions) (map[string]map[string][]float64, int, error) {
 	prefix := "^BenchmarkL" + l.ID[:2]
-	samples := map[string]map[string][]float64{} // side → sub-benchmark → ns/op
-	for _, side := range []string{"yours", "reference"} {
-		samples[side] = map[string][]float64{}
-	}
+	samples := map[string]map[string][]float64{"yours": {}, "reference": {}}
 	procs := 0
 	for i := range opts.Count {
-		progress(fmt.Sprintf("run %d of %d", i+1, opts.Count))
+		opts.Progress(fmt.Sprintf("run %d of %d", i+1, opts.Count))
 		order := []string{"yours", "reference"}
 		if i%2 == 1 {
 			order[0], order[1] = order[1], order[0]
@@ -234,7 +272,7 @@ func (c *Checker) Bench(ctx context.Context, l *lessons.Lesson, files map[string
 			}
 			res, n, err := c.runBench(ctx, l, benches, bin, prefix, opts, replace, side == "yours")
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			procs = n
 			for name, v := range res {
@@ -242,29 +280,29 @@ func (c *Checker) Bench(ctx context.Context, l *lessons.Lesson, files map[string
 			}
 		}
 	}
+	return samples, procs, nil
+}
 
-	result := &BenchResult{ID: l.ID, Title: l.Title, Count: opts.Count, Benchtime: opts.Benchtime.Seconds(), GOMAXPROCS: procs}
-	for _, bm := range benches {
-		row := BenchRow{Name: bm.name, Short: strings.TrimPrefix(bm.name, "BenchmarkL"+l.ID[:2]), About: bm.about}
-		yours, ref := samples["yours"][bm.name+"/sched"], samples["reference"][bm.name+"/sched"]
-		if len(yours) != opts.Count || len(ref) != opts.Count {
-			return nil, fmt.Errorf("checker: %s/sched reported %d times with your code and %d with the reference's, want %d each (a /sched sub-benchmark missing from the course's benchmark?)",
-				bm.name, len(yours), len(ref), opts.Count)
-		}
-		row.Yours, row.Reference = benchSide(yours), benchSide(ref)
-		row.YoursVsReference = ratio(row.Yours.Median, row.Reference.Median)
-		if native := samples["reference"][bm.name+"/native"]; len(native) > 0 {
-			side := benchSide(native)
-			row.Native = &side
-			row.ReferenceVsNative = ratio(row.Reference.Median, side.Median)
-		}
-		row.P = mannWhitneyP(yours, ref)
-		row.Significant = row.P < benchAlpha
-		row.Reading = benchReading(row, opts.Count)
-		result.Rows = append(result.Rows, row)
+// benchRow is the table's row of benchmark bm: the two sides' samples
+// compared, and the native one's, if any.
+func benchRow(l *lessons.Lesson, bm benchFunc, samples map[string]map[string][]float64, count int) (BenchRow, error) {
+	row := BenchRow{Name: bm.name, Short: strings.TrimPrefix(bm.name, "BenchmarkL"+l.ID[:2]), About: bm.about}
+	yours, ref := samples["yours"][bm.name+"/sched"], samples["reference"][bm.name+"/sched"]
+	if len(yours) != count || len(ref) != count {
+		return row, fmt.Errorf("checker: %s/sched reported %d times with your code and %d with the reference's, want %d each (a /sched sub-benchmark missing from the course's benchmark?)",
+			bm.name, len(yours), len(ref), count)
 	}
-	result.WallTime = time.Since(start).Seconds()
-	return result, nil
+	row.Yours, row.Reference = benchSide(yours), benchSide(ref)
+	row.YoursVsReference = ratio(row.Yours.Median, row.Reference.Median)
+	if native := samples["reference"][bm.name+"/native"]; len(native) > 0 {
+		side := benchSide(native)
+		row.Native = &side
+		row.ReferenceVsNative = ratio(row.Reference.Median, side.Median)
+	}
+	row.P = mannWhitneyP(yours, ref)
+	row.Significant = row.P < benchAlpha
+	row.Reading = benchReading(row, count)
+	return row, nil
 }
 
 // buildBench builds a test binary of the grading module's package with the

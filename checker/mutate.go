@@ -97,30 +97,7 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	if len(l.Files) != 1 {
 		return nil, fmt.Errorf("checker: mutate: lesson %s owns %d files; mutation testing takes one", l.ID, len(l.Files))
 	}
-	name := l.Files[0]
-	src, ok := c.mod.files["solutions/"+name]
-	if !ok {
-		return nil, fmt.Errorf("checker: mutate: no solutions/%s", name)
-	}
-	others := map[string][]byte{"zz_kata_mutant.go": mutate.SelectorFile("sched")}
-	for p, data := range c.mod.files {
-		if dir, base := path.Split(p); dir == "solutions/" && base != name {
-			others[base] = data
-		}
-	}
-	pkg, err := mutate.NewPackage(others)
-	if err != nil {
-		return nil, err
-	}
-	f, err := mutate.Generate(name, src)
-	if err != nil {
-		return nil, err
-	}
-	rep := &MutationReport{Lesson: l.ID, File: name, Made: len(f.Mutants)}
-	if rep.Uncompiled, err = pkg.Check(f); err != nil {
-		return nil, err
-	}
-	schemata, err := f.Schemata()
+	f, rep, err := c.makeMutants(l)
 	if err != nil {
 		return nil, err
 	}
@@ -130,22 +107,99 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	}
 	rep.Minimum = minimum
 
+	r, cleanup, err := c.schemataRun(ctx, l, f)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	var todo []*mutate.Mutant
+	for _, m := range f.Mutants {
+		if selected(m.Key, opts.Only) {
+			todo = append(todo, m)
+		}
+	}
+	results := c.runMutants(ctx, l, r, todo, opts)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := settleClaims(rep, results, equiv, len(opts.Only) == 0); err != nil {
+		return nil, err
+	}
+	for _, mr := range results {
+		switch mr.Status {
+		case MutantKilled:
+			rep.Killed++
+		case MutantSurvived:
+			rep.Survived++
+		case MutantEquivalent:
+			rep.Equivalent++
+		}
+	}
+	rep.Mutants = results
+	rep.WallTime = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// makeMutants makes the mutants of lesson l's reference file, and the
+// report that counts them (made, and how many do not type-check).
+func (c *Checker) makeMutants(l *lessons.Lesson) (*mutate.File, *MutationReport, error) {
+	name := l.Files[0]
+	src, ok := c.mod.files["solutions/"+name]
+	if !ok {
+		return nil, nil, fmt.Errorf("checker: mutate: no solutions/%s", name)
+	}
+	others := map[string][]byte{"zz_kata_mutant.go": mutate.SelectorFile("sched")}
+	for p, data := range c.mod.files {
+		if dir, base := path.Split(p); dir == "solutions/" && base != name {
+			others[base] = data
+		}
+	}
+	pkg, err := mutate.NewPackage(others)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := mutate.Generate(name, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &MutationReport{Lesson: l.ID, File: name, Made: len(f.Mutants)}
+	if rep.Uncompiled, err = pkg.Check(f); err != nil {
+		return nil, nil, err
+	}
+	return f, rep, nil
+}
+
+// schemataRun builds the test binary of lesson l with every mutant of f
+// in it (mutant schemata) and runs the lesson's tests on it with no
+// mutant selected, which must pass every test; each test's time there,
+// ten times over plus five seconds, becomes its limit for the mutants (a
+// mutant that hangs is failed by that limit). The run stops at a test's
+// first failure. cleanup removes what it made.
+func (c *Checker) schemataRun(ctx context.Context, l *lessons.Lesson, f *mutate.File) (r *run, cleanup func(), err error) {
+	name := l.Files[0]
+	schemata, err := f.Schemata()
+	if err != nil {
+		return nil, nil, err
+	}
 	tmp, err := os.MkdirTemp("", "kata-mutate-")
 	if err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
+		return nil, nil, fmt.Errorf("checker: %w", err)
 	}
-	defer removeAll(tmp)
 	replace := map[string]string{name: filepath.Join(tmp, name), "zz_kata_mutant.go": filepath.Join(tmp, "zz_kata_mutant.go")}
 	if err := os.WriteFile(replace[name], schemata, 0o644); err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
+		removeAll(tmp)
+		return nil, nil, fmt.Errorf("checker: %w", err)
 	}
 	if err := os.WriteFile(replace["zz_kata_mutant.go"], mutate.SelectorFile("sched"), 0o644); err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
+		removeAll(tmp)
+		return nil, nil, fmt.Errorf("checker: %w", err)
 	}
-
 	ls := []*lessons.Lesson{l}
-	r := c.runOf(replace, ls)
-	defer r.cleanup()
+	r = c.runOf(replace, ls)
+	cleanup = func() {
+		r.cleanup()
+		removeAll(tmp)
+	}
 	r.env = []string{mutate.EnvVar + "=0"}
 	// A mutant that go vet would refuse is not refused here: its tests
 	// judge it, which can only count against the score.
@@ -154,14 +208,17 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	// (every mutant of the file in one): the snapshot takes them whole.
 	r.trusted = true
 	if err := r.makeWork(); err != nil {
-		return nil, err
+		cleanup()
+		return nil, nil, err
 	}
 	base := c.gradeRun(ctx, l.ID, l.Title, r, ls)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		cleanup()
+		return nil, nil, err
 	}
 	if base.Status != StatusPass {
-		return nil, fmt.Errorf("checker: mutate: lesson %s's reference, compiled with its mutants but none selected, scored %d/%d: %s",
+		cleanup()
+		return nil, nil, fmt.Errorf("checker: mutate: lesson %s's reference, compiled with its mutants but none selected, scored %d/%d: %s",
 			l.ID, base.Score, base.MaxScore, firstProblem(base))
 	}
 	for _, t := range base.Tests {
@@ -169,22 +226,21 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 		r.timeouts[t.Name] = min(r.timeouts[t.Name], limit)
 	}
 	r.failFast = true
+	return r, cleanup, nil
+}
 
-	var todo []*mutate.Mutant
-	for _, m := range f.Mutants {
-		if selected(m.Key, opts.Only) {
-			todo = append(todo, m)
-		}
-	}
+// runMutants runs lesson l's tests on each mutant of todo, opts.Jobs at
+// once, every run sharing r's binary, and says what each made of it.
+func (c *Checker) runMutants(ctx context.Context, l *lessons.Lesson, r *run, todo []*mutate.Mutant, opts MutationOptions) []MutantResult {
+	ls := []*lessons.Lesson{l}
 	results := make([]MutantResult, len(todo))
-	jobs := max(1, opts.Jobs)
 	var (
 		mu   sync.Mutex
 		done int
 		wg   sync.WaitGroup
 		next = make(chan int)
 	)
-	for range jobs {
+	for range max(1, opts.Jobs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -192,20 +248,7 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 			for i := range next {
 				m := todo[i]
 				wr.env = []string{fmt.Sprintf("%s=%d", mutate.EnvVar, m.ID)}
-				res := c.gradeRun(ctx, l.ID, l.Title, &wr, ls)
-				mr := MutantResult{ID: m.ID, Key: m.Key, Op: m.Op, Line: m.Line, Change: m.Old + " → " + m.New,
-					Status: MutantSurvived, Elapsed: res.WallTime}
-				if res.Status == StatusError {
-					mr.Status, mr.Message = StatusError, res.Error
-				} else if res.Score < res.MaxScore {
-					mr.Status = MutantKilled
-					for _, t := range res.Tests {
-						if t.Status != StatusPass && !strings.HasPrefix(t.Message, notRunPrefix) && t.Message != didNotRun {
-							mr.By, mr.Message = t.Name, firstLine(t.Message)
-							break
-						}
-					}
-				}
+				mr := mutantResult(m, c.gradeRun(ctx, l.ID, l.Title, &wr, ls))
 				mu.Lock()
 				results[i] = mr
 				done++
@@ -224,10 +267,33 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	}
 	close(next)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return results
+}
 
+// mutantResult is what the tests' result res says of mutant m.
+func mutantResult(m *mutate.Mutant, res *LessonResult) MutantResult {
+	mr := MutantResult{ID: m.ID, Key: m.Key, Op: m.Op, Line: m.Line, Change: m.Old + " → " + m.New,
+		Status: MutantSurvived, Elapsed: res.WallTime}
+	if res.Status == StatusError {
+		mr.Status, mr.Message = StatusError, res.Error
+	} else if res.Score < res.MaxScore {
+		mr.Status = MutantKilled
+		for _, t := range res.Tests {
+			if t.Status != StatusPass && !strings.HasPrefix(t.Message, notRunPrefix) && t.Message != didNotRun {
+				mr.By, mr.Message = t.Name, firstLine(t.Message)
+				break
+			}
+		}
+	}
+	return mr
+}
+
+// settleClaims holds the mutants that survived against the lesson's
+// claims of equivalence (equiv): a claimed survivor is equivalent; a
+// claim that no longer matches its mutant, or whose mutant a test now
+// fails, or (if all, every mutant having run) that names no mutant, is
+// stale, an error in the lesson. A mutant kata could not run is an error.
+func settleClaims(rep *MutationReport, results []MutantResult, equiv []lessons.Equivalence, all bool) error {
 	claims := map[string]lessons.Equivalence{}
 	for _, e := range equiv {
 		claims[e.Key] = e
@@ -235,7 +301,7 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	for i := range results {
 		mr := &results[i]
 		if mr.Status == StatusError {
-			return nil, fmt.Errorf("checker: mutate: %s: %s", mr.Key, mr.Message)
+			return fmt.Errorf("checker: mutate: %s: %s", mr.Key, mr.Message)
 		}
 		e, claimed := claims[mr.Key]
 		if !claimed {
@@ -251,26 +317,14 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 			mr.Status, mr.Why = MutantEquivalent, e.Why
 		}
 	}
-	if len(opts.Only) == 0 {
+	if all {
 		for _, e := range equiv {
 			if _, left := claims[e.Key]; left {
 				rep.Stale = append(rep.Stale, fmt.Sprintf("testdata/mutation.txt:%d: no mutant %s any more: remove the line", e.Line, e.Key))
 			}
 		}
 	}
-	for _, mr := range results {
-		switch mr.Status {
-		case MutantKilled:
-			rep.Killed++
-		case MutantSurvived:
-			rep.Survived++
-		case MutantEquivalent:
-			rep.Equivalent++
-		}
-	}
-	rep.Mutants = results
-	rep.WallTime = time.Since(start).Seconds()
-	return rep, nil
+	return nil
 }
 
 func selected(key string, only []string) bool {

@@ -1,0 +1,290 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+// A grading is one grading of a lesson's tests (gradeRun): the tests,
+// the verdict of each one settled, and the runs still to make.
+type grading struct {
+	c       *Checker
+	r       *run
+	res     *LessonResult
+	tests   map[string]lessons.Test
+	order   []string              // the tests, in the lesson's order
+	results map[string]TestResult // the tests settled
+	budget  time.Duration         // the lesson's (lessonBudget)
+	// remaining are the tests not settled yet; stopped counts the tests
+	// stopped for running out of time, memory or output.
+	remaining []string
+	stopped   int
+	// raced: a run of several tests raced, so their passes run again;
+	// split: each alone, since a run of them together raced again.
+	raced, split bool
+}
+
+func (c *Checker) newGrading(id, title string, r *run, ls []*lessons.Lesson) *grading {
+	g := &grading{c: c, r: r, res: &LessonResult{ID: id, Title: title},
+		tests: map[string]lessons.Test{}, results: map[string]TestResult{}}
+	for _, l := range ls {
+		for _, t := range l.Tests {
+			g.tests[t.Name] = t
+			g.order = append(g.order, t.Name)
+			g.res.MaxScore += t.Points
+		}
+	}
+	g.remaining = g.order
+	return g
+}
+
+// record settles test name.
+func (g *grading) record(name, status, msg string, elapsed float64) {
+	t := g.tests[name]
+	tr := TestResult{Name: name, Status: status, MaxScore: t.Points, Kind: string(t.Kind), About: t.About, Message: msg, Elapsed: elapsed}
+	if status == StatusPass {
+		tr.Score = t.Points
+	}
+	g.results[name] = tr
+}
+
+// gradeRun grades ls's hidden tests with r, running it as often as needed.
+//
+// Each run either is trusted, and its harness's report settles every test
+// it ran, or settles at least one test (the one that hung, crashed or
+// failed); its passes are run again, since only a trusted run proves a
+// pass. A run is trusted if its harness reported, with the nonce, and the
+// test binary then exited on its own with the status that report implies
+// (trusted): a report written by code that then crashed the process is
+// not taken. And a run in which the race detector reported a race is not
+// trusted after the race (a race can tear memory, and through it code can
+// read and write anything, the nonce and the report included): its
+// failures stand, its passes are run again, first together, and, if that
+// run races too, each in a process of its own, where a race is that
+// test's own (split). So there are at most 2*len(order)+1 runs, and all
+// of them within the lesson's budget (lessonBudget).
+func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*lessons.Lesson) *LessonResult {
+	start := time.Now()
+	g := c.newGrading(id, title, r, ls)
+	var pending *runResult // a run vetFirst made: the first to report
+	if !r.trusted {
+		// The snapshot: what the runs will compile, not the live files.
+		var err error
+		if pending, err = c.vetFirst(ctx, g.res, r, g.order, g.record); err != nil {
+			return g.failed(err)
+		}
+	}
+	g.budget = c.lessonBudget(r)
+	r.deadline = start.Add(g.budget)
+	if !r.lessonDeadline.IsZero() && r.lessonDeadline.Before(r.deadline) {
+		r.deadline = r.lessonDeadline
+	}
+	if len(g.res.VetProblems) > 0 {
+		g.remaining = nil // refused: never compiled
+	}
+	for len(g.remaining) > 0 {
+		if time.Now().After(r.deadline) {
+			for _, name := range g.remaining {
+				g.record(name, StatusFail, notRunPrefix+budgetMessage(g.budget), 0)
+			}
+			break
+		}
+		batch := g.remaining
+		if g.split {
+			batch = g.remaining[:1]
+		}
+		rr, err := pending, error(nil)
+		if pending == nil {
+			rr, err = r.exec(ctx, batch)
+		}
+		pending = nil
+		if err != nil {
+			return g.failed(err)
+		}
+		if g.settlesAll(rr) {
+			break
+		}
+		if rr.trusted() {
+			c.settle(rr, batch, r.replace, g.record)
+			g.remaining = g.remaining[len(batch):]
+			continue
+		}
+		progress := g.judgeUntrusted(rr, batch)
+		g.remaining = g.next(rr, batch, progress)
+	}
+	return g.result(start)
+}
+
+// failed is the result of a grading kata could not make.
+func (g *grading) failed(err error) *LessonResult {
+	g.res.Status, g.res.Error = StatusError, err.Error()
+	return g.res
+}
+
+// settlesAll settles every test left, and reports so, if run rr decides
+// them all: it changed the grader's files, did not compile, or its
+// harness's report is not honest (each test fails: the code interfered
+// with the harness).
+func (g *grading) settlesAll(rr *runResult) bool {
+	switch {
+	case len(rr.changed) > 0:
+		msg := "changed the grader's files while its tests ran (" + listSome(rr.changed, 3) +
+			"): code under test may not write outside its own directory"
+		for _, name := range g.order {
+			g.record(name, StatusFail, msg, 0)
+		}
+	case rr.s.buildFailed:
+		g.res.NotCompiled = true
+		g.res.CompileErrors = g.c.compileErrorsIn(rr.mod, rr.s.buildOutput, g.r.replace)
+		msg := "does not compile"
+		if len(g.res.CompileErrors) > 0 {
+			msg += ": " + g.res.CompileErrors[0]
+		}
+		for _, name := range g.remaining {
+			g.record(name, StatusFail, msg, 0)
+		}
+	case rr.harness != nil && !rr.harness.Honest:
+		g.c.settle(rr, g.remaining, g.r.replace, g.record)
+	default:
+		return false
+	}
+	return true
+}
+
+// judgeUntrusted settles what run rr, which is not trusted, can settle of
+// batch: the test binary did not run to its end (it was killed, it
+// crashed, or the code under test made it exit), or it ended otherwise
+// than its report says, or it raced. It reports whether it settled any.
+func (g *grading) judgeUntrusted(rr *runResult, batch []string) (progress bool) {
+	c, replace := g.c, g.r.replace
+	racedRun, timedOut := rr.raced(), rr.timedOut()
+	failed := func(o *outcome, fallback string) string {
+		return testMessage(c.summarizePanicIn(rr.mod, c.condenseRaces(rr.mod, o.output, replace), replace), fallback)
+	}
+	for _, name := range batch {
+		o := rr.s.tests[name]
+		limit := g.r.timeouts[name]
+		switch {
+		case name == rr.killed && rr.overBudget:
+			g.record(name, StatusFail, "stopped: "+budgetMessage(g.budget), 0)
+			g.stopped++
+		case name == rr.killed:
+			g.record(name, StatusFail, c.hangMessage(rr, o, limit, replace, true), limit.Seconds())
+			g.stopped++
+		case rr.overMemory && name == rr.blame:
+			g.record(name, StatusFail, fmt.Sprintf("used more than %d MiB of memory; stopped", c.opts.MaxMemory>>20), 0)
+			g.stopped++
+		case rr.overOutput && name == rr.blame:
+			g.record(name, StatusFail, fmt.Sprintf("printed more than %d MiB; stopped", c.opts.MaxOutput>>20), 0)
+			g.stopped++
+		case racedRun && len(batch) == 1:
+			// A process of its own, and a race in it: the test's.
+			msg := c.raceMessage(rr, outputOf(o), replace)
+			var elapsed float64
+			if o != nil {
+				elapsed = o.elapsed
+				if o.finished && o.action == "fail" {
+					msg = failed(o, msg)
+				}
+			}
+			g.record(name, StatusFail, msg, elapsed)
+		case o == nil || !o.started:
+			continue // not reached: run it again
+		case o.finished && o.action == "pass":
+			continue // not proven by a run that is not trusted: run it again
+		case o.finished:
+			g.record(name, StatusFail, failed(o, "failed"), o.elapsed)
+		case timedOut:
+			// The binary's own -test.timeout ended it in this test
+			// (kata's deadlines come first, unless kata was starved): a
+			// hang, like one kata stopped.
+			g.record(name, StatusFail, c.hangMessage(rr, o, limit, replace, false), limit.Seconds())
+			g.stopped++
+		default:
+			// Started and never finished: the test binary died under it.
+			g.record(name, StatusFail, "crashed: "+c.crashMessage(rr.mod, c.condenseRaces(rr.mod, o.output, replace), rr.s.pkgOutput, replace), 0)
+		}
+		progress = true
+	}
+	return progress
+}
+
+// next is what is left to run after run rr, which was not trusted, of
+// batch: the tests not settled, less those not to start (after a failure,
+// with failFast; after Options.MaxTimeouts tests were stopped), and, if
+// the run settled nothing (progress), what it says of them.
+func (g *grading) next(rr *runResult, batch []string, progress bool) []string {
+	c := g.c
+	racedRun := rr.raced()
+	var next []string
+	for _, name := range g.remaining {
+		if _, done := g.results[name]; !done {
+			next = append(next, name)
+		}
+	}
+	if racedRun && len(batch) > 1 {
+		// Its passes again: together the first time, then, if a run of
+		// them races again, each alone.
+		g.split, g.raced = g.raced, true
+	}
+	if !progress {
+		switch {
+		case rr.overBudget:
+			// Stopped between tests: the loop's top says why.
+		case racedRun && len(batch) > 1:
+			g.split = true // a race in no test: each alone says whose
+		case g.split:
+			g.record(batch[0], StatusFail, c.earlyExit(rr, g.r.replace), 0)
+			next = next[1:]
+		default:
+			why := c.earlyExit(rr, g.r.replace)
+			for _, name := range next {
+				g.record(name, StatusFail, why, 0)
+			}
+			next = nil
+		}
+	}
+	if g.r.failFast && slices.ContainsFunc(slices.Collect(maps.Values(g.results)), func(t TestResult) bool { return t.Status != StatusPass }) {
+		// One failure settles the question asked (is this code wrong?).
+		for _, name := range next {
+			g.record(name, StatusFail, notRunPrefix+"an earlier test failed", 0)
+		}
+		next = nil
+	}
+	if c.opts.MaxTimeouts > 0 && g.stopped >= c.opts.MaxTimeouts {
+		// Run again only what passed, as its harness said (a "--- PASS"
+		// line the code printed buys no run), to confirm it; what never
+		// started does not start.
+		var confirm []string
+		for _, name := range next {
+			if rr.ended[name] == "pass" {
+				confirm = append(confirm, name)
+				continue
+			}
+			g.record(name, StatusFail, "not run: an earlier test of this lesson was stopped for running out of time, memory or output, and this one would likely be too", 0)
+		}
+		next = confirm
+	}
+	return next
+}
+
+// result is the lesson's result, every test settled, in the lesson's order.
+func (g *grading) result(start time.Time) *LessonResult {
+	res := g.res
+	for _, name := range g.order {
+		tr := g.results[name]
+		res.Tests = append(res.Tests, tr)
+		res.Score += tr.Score
+	}
+	res.Status = StatusFail
+	if res.Score == res.MaxScore {
+		res.Status = StatusPass
+	}
+	res.WallTime = time.Since(start).Seconds()
+	return res
+}
