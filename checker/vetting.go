@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/gmp-kata/gmp-kata/checker/vet"
-	"github.com/gmp-kata/gmp-kata/internal/buildtag"
 )
 
 // A learner's files are vetted before they are compiled (see package
@@ -49,8 +48,8 @@ func (c *Checker) vetter() (*vet.Remote, error) {
 		cfg := vet.Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{harnessFile: harness, secretFile: secret}}
 		for name, data := range c.mod.files {
 			if base, ok := strings.CutPrefix(name, "solutions/"); ok {
-				c.vet.err = addReference(cfg, base, data)
-				if c.vet.err != nil {
+				if c.vet.err = cfg.AddReference(base, data); c.vet.err != nil {
+					c.vet.err = fmt.Errorf("checker: %w", c.vet.err)
 					return
 				}
 			} else if strings.HasPrefix(name, "hidden/") {
@@ -67,31 +66,6 @@ func (c *Checker) vetter() (*vet.Remote, error) {
 		}
 	})
 	return c.vet.v, c.vet.err
-}
-
-// addReference adds a reference file to cfg as the vetter must see it. A
-// lesson file must compile in the build a learner's editor and go test
-// see and in the hidden tests' (buildtag.Interleave), so the vetter
-// checks it against the reference of the untagged build, and what the
-// tagged build adds to it (the controlled scheduler's hook) is test-only:
-// a lesson file that names setInterleaveHook is refused as one that names
-// the hidden tests' kit is.
-func addReference(cfg vet.Config, base string, data []byte) error {
-	plain, err := buildtag.Match(base, data, false)
-	if err != nil {
-		return fmt.Errorf("checker: the reference's %s: %w", base, err)
-	}
-	tagged, err := buildtag.Match(base, data, true)
-	if err != nil {
-		return fmt.Errorf("checker: the reference's %s: %w", base, err)
-	}
-	switch {
-	case plain:
-		cfg.Reference[base] = data
-	case tagged:
-		cfg.TestOnly["solutions/"+base] = data
-	}
-	return nil
 }
 
 // vetFirst vets the files a grade replaces the reference's with (r's
