@@ -1,6 +1,9 @@
 package buildtag
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"runtime"
 	"slices"
@@ -72,4 +75,56 @@ func TestReferenceBuilds(t *testing.T) {
 	if !slices.Equal(onlyTagged, []string{"solutions/interleave.go"}) || !slices.Equal(onlyPlain, []string{"solutions/nointerleave.go"}) {
 		t.Errorf("tagged-only files %v, untagged-only %v; want [solutions/interleave.go] and [solutions/nointerleave.go]", onlyTagged, onlyPlain)
 	}
+}
+
+// TestSameAPIBothBuilds: a lesson file that compiles in one build compiles
+// in the other. The files of one build only declare no method (a type
+// would have a method in one build and not the other), and every name the
+// untagged build alone declares the tagged one declares too (a learner may
+// use it). What the tagged build alone declares (the hook) the vetter
+// keeps from lesson files.
+func TestSameAPIBothBuilds(t *testing.T) {
+	tagged := declared(t, "solutions/interleave.go")
+	plain := declared(t, "solutions/nointerleave.go")
+	for name := range plain {
+		if !tagged[name] {
+			t.Errorf("nointerleave.go declares %s and interleave.go does not: a lesson file using it would not compile in the hidden tests' build", name)
+		}
+	}
+}
+
+// declared is the package-level names file declares; it fails t if the
+// file declares a method.
+func declared(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	src, err := fs.ReadFile(gmpkata.Sources, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil {
+				t.Errorf("%s declares the method %s: it would exist in one build only; declare it in atomics.go", file, d.Name.Name)
+			}
+			names[d.Name.Name] = true
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.ValueSpec:
+					for _, n := range spec.Names {
+						names[n.Name] = true
+					}
+				case *ast.TypeSpec:
+					names[spec.Name.Name] = true
+				}
+			}
+		}
+	}
+	return names
 }
