@@ -333,6 +333,8 @@ func (c *Checker) buildBench(ctx context.Context, tmp, name string, replace, add
 	}
 	ctx, cancel := context.WithTimeout(ctx, buildAllowance)
 	defer cancel()
+	// Without the build tag of the hidden tests (buildtag.Interleave): the
+	// atomics are bare sync/atomic, as they are in a learner's own program.
 	cmd := exec.Command("go", "test", "-c", "-overlay", overlay, "-o", out, "./solutions")
 	cmd.Dir = c.mod.dir
 	cmd.Env = goEnv()

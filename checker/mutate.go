@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/internal/buildtag"
 	"github.com/gmp-kata/gmp-kata/internal/mutate"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
@@ -151,7 +152,15 @@ func (c *Checker) makeMutants(l *lessons.Lesson) (*mutate.File, *MutationReport,
 	others := map[string][]byte{"zz_kata_mutant.go": mutate.SelectorFile("sched")}
 	for p, data := range c.mod.files {
 		if dir, base := path.Split(p); dir == "solutions/" && base != name {
-			others[base] = data
+			// The mutants run in the hidden tests' build: they must
+			// type-check with its files.
+			in, err := buildtag.Match(base, data, true)
+			if err != nil {
+				return nil, nil, fmt.Errorf("checker: mutate: the reference's %s: %w", base, err)
+			}
+			if in {
+				others[base] = data
+			}
 		}
 	}
 	pkg, err := mutate.NewPackage(others)

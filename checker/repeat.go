@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/internal/buildtag"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -44,6 +45,7 @@ func (c *Checker) Repeat(ctx context.Context, ls []*lessons.Lesson, n int) (map[
 	limit := total*time.Duration(n) + buildAllowance
 	args := []string{"test", "-overlay", overlay, "-json", fmt.Sprintf("-count=%d", n),
 		"-timeout", limit.String(), "-run", "^(" + strings.Join(names, "|") + ")$"}
+	args = append(args, buildtag.GoArgs()...)
 	if r.race {
 		args = append(args, "-race")
 	}

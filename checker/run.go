@@ -22,6 +22,7 @@ import (
 
 	"github.com/gmp-kata/gmp-kata/checker/sandbox"
 	"github.com/gmp-kata/gmp-kata/checker/vet"
+	"github.com/gmp-kata/gmp-kata/internal/buildtag"
 )
 
 // A run is the grading of some tests with some files replaced by the
@@ -414,6 +415,8 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 		r.progress(Progress{Building: true, Total: len(r.timeouts)})
 	}
 	args := []string{"test", "-c", "-o", r.bin, "-overlay", filepath.Join(r.work, "overlay.json"), "-json"}
+	// The hidden tests' build: the atomics are scheduling points.
+	args = append(args, buildtag.GoArgs()...)
 	if r.race {
 		args = append(args, "-race")
 	}

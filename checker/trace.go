@@ -248,6 +248,8 @@ func (c *Checker) buildTrace(ctx context.Context, tmp string, files map[string]s
 	}
 	buildCtx, cancel := context.WithTimeout(ctx, buildAllowance)
 	defer cancel()
+	// Without buildtag.Interleave: a trace shows the scheduler as it runs
+	// outside the hidden tests, with no scheduling point in its atomics.
 	cmd := exec.Command("go", "build", "-overlay", overlay, "-o", bin, "./cmd/kata-trace")
 	cmd.Dir = c.mod.dir
 	cmd.Env = goEnv()

@@ -48,7 +48,10 @@ func (c *Checker) vetter() (*vet.Remote, error) {
 		cfg := vet.Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{harnessFile: harness, secretFile: secret}}
 		for name, data := range c.mod.files {
 			if base, ok := strings.CutPrefix(name, "solutions/"); ok {
-				cfg.Reference[base] = data
+				if c.vet.err = cfg.AddReference(base, data); c.vet.err != nil {
+					c.vet.err = fmt.Errorf("checker: %w", c.vet.err)
+					return
+				}
 			} else if strings.HasPrefix(name, "hidden/") {
 				cfg.TestOnly[name] = data
 			}

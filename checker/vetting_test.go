@@ -97,7 +97,10 @@ func TestVetRefusesBeforeCompiling(t *testing.T) {
 
 // TestVetKnowsTheHarness: the vetter of a Checker knows the real harness's
 // names, and the hidden tests' and kit's, as names a lesson file may not
-// use; and a correct file passes it quickly.
+// use, and so too what only the hidden tests' build of the reference
+// declares (the controlled scheduler's hook: a file that names it would
+// not compile in a learner's own build); and a correct file passes it
+// quickly.
 func TestVetKnowsTheHarness(t *testing.T) {
 	c := withoutVet(sharedChecker(t))
 	c.vet.off = false // a Checker of its own, to time its vetter's loading
@@ -120,7 +123,10 @@ func TestVetKnowsTheHarness(t *testing.T) {
 	kataVerdicts["TestL01FIFO"] = "pass"
 	kataMu.Unlock()
 	kataHarnessEntered.Store(false)
-	_ = kitG`, 1)
+	_ = kitG
+	setInterleaveHook(nil)
+	_ = interleaveHook.Load()
+	schedPoint()`, 1)
 	probs, err = v.Files(context.Background(), lessonFile(t, "runq.go", []byte(src)))
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +141,8 @@ func TestVetKnowsTheHarness(t *testing.T) {
 		"runq.go:26:2: refers to kataMu, which only kata's tests declare",
 		"runq.go:27:2: refers to kataHarnessEntered, which only kata's tests declare",
 		"runq.go:28:6: refers to kitG, which only kata's tests declare",
+		"runq.go:29:2: refers to setInterleaveHook, which only kata's tests declare",
+		"runq.go:30:6: refers to interleaveHook, which only kata's tests declare",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("problems:\n%s\nwant %d", strings.Join(got, "\n"), len(want))

@@ -9,98 +9,85 @@ import "sync/atomic"
 // and that M's current G), and the flag of sysmon's deep sleep
 // (sched.sysmonwait). Each is a sync/atomic value behind the same methods
 // (Load, Store, CompareAndSwap, Add, Swap), so code reads as if it used
-// sync/atomic directly; what the wrapper adds is a scheduling point before
-// every operation.
+// sync/atomic directly; what the type adds is a scheduling point
+// (schedPoint) before every operation.
 //
-// A scheduling point does nothing unless a test installs a hook
-// (setInterleaveHook). The hidden tests do, to run a few threads one
-// operation at a time in an order they choose (a controlled scheduler, as
-// Microsoft's CHESS or Tokio's loom do), so a race whose window is a few
-// instructions wide is found by design rather than by the luck of the
-// host's timing. Without a hook a point costs one atomic load.
-
-// interleaveHook, if set, is called before every operation of the atomics
-// below, on the goroutine making it.
-var interleaveHook atomic.Pointer[func()]
-
-// setInterleaveHook installs hook (nil: none) and returns the one before.
-func setInterleaveHook(hook func()) (old func()) {
-	var p *func()
-	if hook != nil {
-		p = &hook
-	}
-	if prev := interleaveHook.Swap(p); prev != nil {
-		return *prev
-	}
-	return nil
-}
-
-// schedPoint is a scheduling point: see interleaveHook.
-func schedPoint() {
-	if h := interleaveHook.Load(); h != nil {
-		(*h)()
-	}
-}
+// A scheduling point exists only in the hidden tests' builds (the build
+// tag kata_interleave, which kata sets for them; see interleave.go). They
+// install a hook there to run a few threads one operation at a time in an
+// order they choose (a controlled scheduler, as Microsoft's CHESS or
+// Tokio's loom do), so a race whose window is a few instructions wide is
+// found by design rather than by the luck of the host's timing. In every
+// other build (a learner's go test, kata bench, kata trace) schedPoint is
+// an empty function (nointerleave.go): the methods inline to the bare
+// sync/atomic operation and cost nothing.
+//
+// Each type is defined on its sync/atomic type (not a struct around it),
+// so it has no field a caller could reach past the scheduling point, and
+// the same methods in every build.
 
 // atomicBool is an atomic.Bool whose operations are scheduling points.
-type atomicBool struct{ v atomic.Bool }
+type atomicBool atomic.Bool
 
-func (a *atomicBool) Load() bool     { schedPoint(); return a.v.Load() }
-func (a *atomicBool) Store(val bool) { schedPoint(); a.v.Store(val) }
+func (a *atomicBool) Load() bool     { schedPoint(); return (*atomic.Bool)(a).Load() }
+func (a *atomicBool) Store(val bool) { schedPoint(); (*atomic.Bool)(a).Store(val) }
 func (a *atomicBool) Swap(new bool) (old bool) {
 	schedPoint()
-	return a.v.Swap(new)
+	return (*atomic.Bool)(a).Swap(new)
 }
 func (a *atomicBool) CompareAndSwap(old, new bool) bool {
 	schedPoint()
-	return a.v.CompareAndSwap(old, new)
+	return (*atomic.Bool)(a).CompareAndSwap(old, new)
 }
 
 // atomicUint32 is an atomic.Uint32 whose operations are scheduling points.
-type atomicUint32 struct{ v atomic.Uint32 }
+type atomicUint32 atomic.Uint32
 
-func (a *atomicUint32) Load() uint32            { schedPoint(); return a.v.Load() }
-func (a *atomicUint32) Store(val uint32)        { schedPoint(); a.v.Store(val) }
-func (a *atomicUint32) Add(delta uint32) uint32 { schedPoint(); return a.v.Add(delta) }
+func (a *atomicUint32) Load() uint32            { schedPoint(); return (*atomic.Uint32)(a).Load() }
+func (a *atomicUint32) Store(val uint32)        { schedPoint(); (*atomic.Uint32)(a).Store(val) }
+func (a *atomicUint32) Add(delta uint32) uint32 { schedPoint(); return (*atomic.Uint32)(a).Add(delta) }
 func (a *atomicUint32) CompareAndSwap(old, new uint32) bool {
 	schedPoint()
-	return a.v.CompareAndSwap(old, new)
+	return (*atomic.Uint32)(a).CompareAndSwap(old, new)
 }
 
 // atomicInt32 is an atomic.Int32 whose operations are scheduling points.
-type atomicInt32 struct{ v atomic.Int32 }
+type atomicInt32 atomic.Int32
 
-func (a *atomicInt32) Load() int32           { schedPoint(); return a.v.Load() }
-func (a *atomicInt32) Store(val int32)       { schedPoint(); a.v.Store(val) }
-func (a *atomicInt32) Add(delta int32) int32 { schedPoint(); return a.v.Add(delta) }
+func (a *atomicInt32) Load() int32           { schedPoint(); return (*atomic.Int32)(a).Load() }
+func (a *atomicInt32) Store(val int32)       { schedPoint(); (*atomic.Int32)(a).Store(val) }
+func (a *atomicInt32) Add(delta int32) int32 { schedPoint(); return (*atomic.Int32)(a).Add(delta) }
 func (a *atomicInt32) CompareAndSwap(old, new int32) bool {
 	schedPoint()
-	return a.v.CompareAndSwap(old, new)
+	return (*atomic.Int32)(a).CompareAndSwap(old, new)
 }
 
 // atomicInt64 is an atomic.Int64 whose operations are scheduling points.
-type atomicInt64 struct{ v atomic.Int64 }
+type atomicInt64 atomic.Int64
 
-func (a *atomicInt64) Load() int64           { schedPoint(); return a.v.Load() }
-func (a *atomicInt64) Store(val int64)       { schedPoint(); a.v.Store(val) }
-func (a *atomicInt64) Add(delta int64) int64 { schedPoint(); return a.v.Add(delta) }
+func (a *atomicInt64) Load() int64           { schedPoint(); return (*atomic.Int64)(a).Load() }
+func (a *atomicInt64) Store(val int64)       { schedPoint(); (*atomic.Int64)(a).Store(val) }
+func (a *atomicInt64) Add(delta int64) int64 { schedPoint(); return (*atomic.Int64)(a).Add(delta) }
 func (a *atomicInt64) Swap(new int64) (old int64) {
 	schedPoint()
-	return a.v.Swap(new)
+	return (*atomic.Int64)(a).Swap(new)
 }
 func (a *atomicInt64) CompareAndSwap(old, new int64) bool {
 	schedPoint()
-	return a.v.CompareAndSwap(old, new)
+	return (*atomic.Int64)(a).CompareAndSwap(old, new)
 }
 
 // atomicPointer is an atomic.Pointer whose operations are scheduling
 // points.
-type atomicPointer[T any] struct{ v atomic.Pointer[T] }
+type atomicPointer[T any] atomic.Pointer[T]
 
-func (a *atomicPointer[T]) Load() *T             { schedPoint(); return a.v.Load() }
-func (a *atomicPointer[T]) Store(val *T)         { schedPoint(); a.v.Store(val) }
-func (a *atomicPointer[T]) Swap(new *T) (old *T) { schedPoint(); return a.v.Swap(new) }
+func (a *atomicPointer[T]) Load() *T     { schedPoint(); return (*atomic.Pointer[T])(a).Load() }
+func (a *atomicPointer[T]) Store(val *T) { schedPoint(); (*atomic.Pointer[T])(a).Store(val) }
+func (a *atomicPointer[T]) Swap(new *T) (old *T) {
+	schedPoint()
+	return (*atomic.Pointer[T])(a).Swap(new)
+}
 func (a *atomicPointer[T]) CompareAndSwap(old, new *T) bool {
 	schedPoint()
-	return a.v.CompareAndSwap(old, new)
+	return (*atomic.Pointer[T])(a).CompareAndSwap(old, new)
 }

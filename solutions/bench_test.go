@@ -13,7 +13,10 @@ import (
 //
 //	go test ./solutions/ -run '^$' -bench . -count=5
 //
-// gives both sides and the ratio sched/native can be read off. On the sched
+// gives both sides, and the sched side reports the ratio to the native side
+// of the same round as a metric of its own (x/native: 1.10 is 10% slower
+// than the Go runtime). Runq also has a floor: the same atomic operations
+// as its sched side, done bare (x/floor). On the sched
 // side one Runtime serves the whole benchmark run: it is made before the
 // timer starts, its b.N ops run inside its Gs (the timer is reset inside
 // the root G, after one untimed warm-up op), and it is closed after the
@@ -93,6 +96,27 @@ func runNative(b *testing.B, op func()) {
 	b.StopTimer()
 }
 
+// A baseline is the ns/op of the sub-benchmark a sched side is compared
+// with (the native side, the atomic floor), measured just before it in the
+// same round; zero until measured (a -bench pattern that skips it).
+type baseline struct{ nsPerOp float64 }
+
+// measured records b's ns/op as the baseline: call it last in the
+// baseline's sub-benchmark. Its last call, the final b.N, is the one the
+// benchmark reports.
+func (base *baseline) measured(b *testing.B) {
+	if b.N > 0 {
+		base.nsPerOp = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	}
+}
+
+// reportRatio reports b's ns/op over the baseline's as the metric unit.
+func (base *baseline) reportRatio(b *testing.B, unit string) {
+	if b.N > 0 && base.nsPerOp > 0 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/base.nsPerOp, unit)
+	}
+}
+
 // perUnit reports ns per inner unit (one spawn, one yield, one task) next
 // to ns/op, when an op is many of them.
 func perUnit(b *testing.B, units int, unit string) {
@@ -106,27 +130,7 @@ func perUnit(b *testing.B, units int, unit string) {
 // two Gs. A send to a parked receiver readies it into the sender's runnext,
 // so the pair should run as one on a P.
 func BenchmarkPingPong(b *testing.B) {
-	b.Run("sched", func(b *testing.B) {
-		runSched(b, Config{}, func(gp *G, n int) {
-			ch := NewChan[int](0)
-			var wg WaitGroup
-			wg.Add(1)
-			gp.Go(func(gp *G) {
-				for range n {
-					v, _ := ch.Recv(gp)
-					ch.Send(gp, v+1)
-				}
-				wg.Done(gp)
-			})
-			for i := range n {
-				ch.Send(gp, i)
-				if v, _ := ch.Recv(gp); v != i+1 {
-					panic("PingPong: bad reply")
-				}
-			}
-			wg.Wait(gp)
-		})
-	})
+	var native baseline
 	b.Run("native", func(b *testing.B) {
 		pingPong := func(n int) {
 			ch := make(chan int)
@@ -151,6 +155,29 @@ func BenchmarkPingPong(b *testing.B) {
 		b.ResetTimer()
 		pingPong(b.N)
 		b.StopTimer()
+		native.measured(b)
+	})
+	b.Run("sched", func(b *testing.B) {
+		runSched(b, Config{}, func(gp *G, n int) {
+			ch := NewChan[int](0)
+			var wg WaitGroup
+			wg.Add(1)
+			gp.Go(func(gp *G) {
+				for range n {
+					v, _ := ch.Recv(gp)
+					ch.Send(gp, v+1)
+				}
+				wg.Done(gp)
+			})
+			for i := range n {
+				ch.Send(gp, i)
+				if v, _ := ch.Recv(gp); v != i+1 {
+					panic("PingPong: bad reply")
+				}
+			}
+			wg.Wait(gp)
+		})
+		native.reportRatio(b, "x/native")
 	})
 }
 
@@ -158,6 +185,20 @@ func BenchmarkPingPong(b *testing.B) {
 // them. Each new G goes into the spawner's runnext, kicking the previous one
 // to the ring, which overflows to the global queue; other Ps steal.
 func BenchmarkSpawnMany(b *testing.B) {
+	var native baseline
+	b.Run("native", func(b *testing.B) {
+		var wg sync.WaitGroup
+		done := func() { wg.Done() }
+		runNative(b, func() {
+			wg.Add(spawnManyN)
+			for range spawnManyN {
+				go done()
+			}
+			wg.Wait()
+		})
+		perUnit(b, spawnManyN, "spawn")
+		native.measured(b)
+	})
 	b.Run("sched", func(b *testing.B) {
 		runSched(b, Config{}, func(gp *G, n int) {
 			var wg WaitGroup
@@ -171,24 +212,32 @@ func BenchmarkSpawnMany(b *testing.B) {
 			}
 		})
 		perUnit(b, spawnManyN, "spawn")
-	})
-	b.Run("native", func(b *testing.B) {
-		var wg sync.WaitGroup
-		done := func() { wg.Done() }
-		runNative(b, func() {
-			wg.Add(spawnManyN)
-			for range spawnManyN {
-				go done()
-			}
-			wg.Wait()
-		})
-		perUnit(b, spawnManyN, "spawn")
+		native.reportRatio(b, "x/native")
 	})
 }
 
 // YieldMany: one op is yieldGs Gs each calling Gosched yieldEach times.
 // Every Gosched goes through the global run queue and sched.lock.
 func BenchmarkYieldMany(b *testing.B) {
+	var native baseline
+	b.Run("native", func(b *testing.B) {
+		var wg sync.WaitGroup
+		yielder := func() {
+			for range yieldEach {
+				runtime.Gosched()
+			}
+			wg.Done()
+		}
+		runNative(b, func() {
+			wg.Add(yieldGs)
+			for range yieldGs {
+				go yielder()
+			}
+			wg.Wait()
+		})
+		perUnit(b, yieldGs*yieldEach, "yield")
+		native.measured(b)
+	})
 	b.Run("sched", func(b *testing.B) {
 		runSched(b, Config{}, func(gp *G, n int) {
 			var wg WaitGroup
@@ -207,23 +256,7 @@ func BenchmarkYieldMany(b *testing.B) {
 			}
 		})
 		perUnit(b, yieldGs*yieldEach, "yield")
-	})
-	b.Run("native", func(b *testing.B) {
-		var wg sync.WaitGroup
-		yielder := func() {
-			for range yieldEach {
-				runtime.Gosched()
-			}
-			wg.Done()
-		}
-		runNative(b, func() {
-			wg.Add(yieldGs)
-			for range yieldGs {
-				go yielder()
-			}
-			wg.Wait()
-		})
-		perUnit(b, yieldGs*yieldEach, "yield")
+		native.reportRatio(b, "x/native")
 	})
 }
 
@@ -231,6 +264,26 @@ func BenchmarkYieldMany(b *testing.B) {
 // and exiting; the last one signals completion. Spawn latency, serialised:
 // every new G sits in runnext while its parent exits.
 func BenchmarkChainedSpawn(b *testing.B) {
+	var native baseline
+	b.Run("native", func(b *testing.B) {
+		done := make(chan struct{})
+		var link func()
+		depth := 0 // only one goroutine of the chain runs at a time
+		link = func() {
+			if depth++; depth == chainLen {
+				done <- struct{}{}
+				return
+			}
+			go link()
+		}
+		runNative(b, func() {
+			depth = 0
+			go link()
+			<-done
+		})
+		perUnit(b, chainLen, "spawn")
+		native.measured(b)
+	})
 	b.Run("sched", func(b *testing.B) {
 		runSched(b, Config{}, func(gp *G, n int) {
 			var wg WaitGroup
@@ -251,32 +304,45 @@ func BenchmarkChainedSpawn(b *testing.B) {
 			}
 		})
 		perUnit(b, chainLen, "spawn")
-	})
-	b.Run("native", func(b *testing.B) {
-		done := make(chan struct{})
-		var link func()
-		depth := 0 // only one goroutine of the chain runs at a time
-		link = func() {
-			if depth++; depth == chainLen {
-				done <- struct{}{}
-				return
-			}
-			go link()
-		}
-		runNative(b, func() {
-			depth = 0
-			go link()
-			<-done
-		})
-		perUnit(b, chainLen, "spawn")
+		native.reportRatio(b, "x/native")
 	})
 }
 
 // Runq: one op is runqput(pp, gp, false) then runqget(pp) on a P that no M
 // runs (New starts no M until there is work; NoSysmon so nothing else looks
 // at the P). Native: a send then a receive on a buffered channel, the
-// runtime's nearest uncontended queue.
+// runtime's nearest uncontended queue. Floor: the atomic operations of the
+// sched side, bare (runqFloor), so that x/floor is what the ring's code
+// costs beyond its atomics.
 func BenchmarkRunq(b *testing.B) {
+	var native, floor baseline
+	b.Run("floor", func(b *testing.B) {
+		var r runqFloor
+		gp := &g{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if !r.putThenGet(gp) {
+				b.Fatal("the floor did not get the G just put")
+			}
+		}
+		b.StopTimer()
+		floor.measured(b)
+	})
+	b.Run("native", func(b *testing.B) {
+		ch := make(chan *g, 256)
+		gp := &g{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			ch <- gp
+			if got := <-ch; got != gp {
+				b.Fatal("receive did not return the value just sent")
+			}
+		}
+		b.StopTimer()
+		native.measured(b)
+	})
 	b.Run("sched", func(b *testing.B) {
 		rt := New(Config{Procs: runtime.GOMAXPROCS(0), NoSysmon: true})
 		defer rt.Close()
@@ -291,20 +357,41 @@ func BenchmarkRunq(b *testing.B) {
 			}
 		}
 		b.StopTimer()
+		native.reportRatio(b, "x/native")
+		floor.reportRatio(b, "x/floor")
 	})
-	b.Run("native", func(b *testing.B) {
-		ch := make(chan *g, 256)
-		gp := &g{}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			ch <- gp
-			if got := <-ch; got != gp {
-				b.Fatal("receive did not return the value just sent")
-			}
-		}
-		b.StopTimer()
-	})
+}
+
+// runqFloor holds what the ring of a P holds that runqput and runqget
+// touch atomically, as bare sync/atomic values.
+type runqFloor struct {
+	head, tail atomic.Uint32
+	slots      [256]atomic.Pointer[g]
+	next       atomic.Pointer[g]
+}
+
+// putThenGet makes the atomic operations of runqput(pp, gp, false) then
+// runqget(pp) on an empty P, in their order, and nothing else: put loads
+// head and tail, stores the slot then the tail; get loads runnext (nil),
+// head, tail and the slot, and CASes the head.
+func (r *runqFloor) putThenGet(gp *g) bool {
+	h := r.head.Load()
+	t := r.tail.Load()
+	if t-h >= uint32(len(r.slots)) {
+		return false
+	}
+	r.slots[t%uint32(len(r.slots))].Store(gp)
+	r.tail.Store(t + 1)
+	if r.next.Load() != nil {
+		return false
+	}
+	h = r.head.Load()
+	t = r.tail.Load()
+	if t == h {
+		return false
+	}
+	got := r.slots[h%uint32(len(r.slots))].Load()
+	return r.head.CompareAndSwap(h, h+1) && got == gp
 }
 
 // Imbalance: one op is one producer spawning imbalanceN CPU-bound tasks
@@ -314,24 +401,7 @@ func BenchmarkRunq(b *testing.B) {
 // for the run and restored after).
 func BenchmarkImbalance(b *testing.B) {
 	for _, procs := range []int{1, 2} {
-		b.Run("procs="+strconv.Itoa(procs), func(b *testing.B) {
-			runSched(b, Config{Procs: procs}, func(gp *G, n int) {
-				var wg WaitGroup
-				for range n {
-					wg.Add(imbalanceN)
-					for i := range imbalanceN {
-						gp.Go(func(gp *G) {
-							benchSink.Add(spin(uint64(i), imbalanceWork))
-							wg.Done(gp)
-						})
-					}
-					wg.Wait(gp)
-				}
-			})
-			perUnit(b, imbalanceN, "task")
-		})
-	}
-	for _, procs := range []int{1, 2} {
+		var native baseline
 		b.Run("native/procs="+strconv.Itoa(procs), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			var wg sync.WaitGroup
@@ -348,6 +418,24 @@ func BenchmarkImbalance(b *testing.B) {
 				wg.Wait()
 			})
 			perUnit(b, imbalanceN, "task")
+			native.measured(b)
+		})
+		b.Run("procs="+strconv.Itoa(procs), func(b *testing.B) {
+			runSched(b, Config{Procs: procs}, func(gp *G, n int) {
+				var wg WaitGroup
+				for range n {
+					wg.Add(imbalanceN)
+					for i := range imbalanceN {
+						gp.Go(func(gp *G) {
+							benchSink.Add(spin(uint64(i), imbalanceWork))
+							wg.Done(gp)
+						})
+					}
+					wg.Wait(gp)
+				}
+			})
+			perUnit(b, imbalanceN, "task")
+			native.reportRatio(b, "x/native")
 		})
 	}
 }

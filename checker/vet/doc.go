@@ -47,6 +47,13 @@
 //     may be one included), whether or not it imports unsafe: such a
 //     conversion reads and writes any memory, the harness's included.
 //     Passing an unsafe.Pointer on, as gopark does, is fine.
+//  8. Converts one of the course's atomics (a type the reference defines
+//     on a sync/atomic type, such as atomicUint32) to another type, such
+//     as its sync/atomic type (RuleAtomic): in the hidden tests' build
+//     every operation of the course's atomics is a scheduling point of
+//     their controlled scheduler, and an operation on the converted value
+//     would be one the scheduler cannot see, so a race there would not be
+//     found.
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //

@@ -17,11 +17,13 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/gmp-kata/gmp-kata/internal/buildtag"
 )
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 2
+const Version = 3
 
 // The rules, as Problem.Rule names them.
 const (
@@ -32,6 +34,7 @@ const (
 	RuleTestOnly    = "test-only"   // no name that only kata's tests declare
 	RuleReserved    = "reserved"    // no name of kata's harness (kata...), no predeclared name redeclared
 	RuleUnsafe      = "unsafe"      // unsafe.Pointer passed on, never converted
+	RuleAtomic      = "atomic"      // the course's atomics never converted (their scheduling points)
 	RuleSize        = "size"        // at most MaxFileSize bytes
 	RuleSyntax      = "syntax"      // go/parser reads it (see Problem.Unchecked)
 	RuleTypes       = "types"       // go/types accepts it (see Problem.Unchecked)
@@ -103,6 +106,31 @@ type Config struct {
 	GOROOT string
 }
 
+// AddReference adds a file of the reference package, by base name, as
+// the vetter must see it. A lesson file must compile both in the build a
+// learner's editor and go test see and in the hidden tests' build (tag
+// buildtag.Interleave), so the vetter checks it against the reference of
+// the untagged build, and what the tagged build adds to it (the
+// controlled scheduler's hook, setInterleaveHook) is test-only: a lesson
+// file that names it is refused as one that names the hidden tests' kit.
+func (cfg Config) AddReference(name string, src []byte) error {
+	plain, err := buildtag.Match(name, src, false)
+	if err != nil {
+		return fmt.Errorf("vet: the reference's %s: %w", name, err)
+	}
+	tagged, err := buildtag.Match(name, src, true)
+	if err != nil {
+		return fmt.Errorf("vet: the reference's %s: %w", name, err)
+	}
+	switch {
+	case plain:
+		cfg.Reference[name] = src
+	case tagged:
+		cfg.TestOnly["reference/"+name] = src
+	}
+	return nil
+}
+
 // A Vetter vets lesson files against one reference. It is safe for
 // concurrent use (it vets one set of files at a time).
 type Vetter struct {
@@ -116,13 +144,14 @@ type Vetter struct {
 	sizes       types.Sizes
 	testOnly    map[string]bool // package-level names of the test-only files
 	testMethods map[string]bool // methods they declare on the reference's types
+	atomics     map[string]bool // the reference's types defined on a sync/atomic type
 }
 
 // New parses the reference and the test-only files, and loads the
 // standard packages the reference and lesson files may import.
 func New(cfg Config) (*Vetter, error) {
 	v := &Vetter{fset: token.NewFileSet(), ref: map[string]*ast.File{}, refImports: map[string][]string{},
-		testOnly: map[string]bool{}, testMethods: map[string]bool{}}
+		testOnly: map[string]bool{}, testMethods: map[string]bool{}, atomics: map[string]bool{}}
 	v.sizes = types.SizesFor("gc", runtime.GOARCH)
 	load := map[string]bool{}
 	for _, p := range append(slices.Clone(Safe), loadAlso...) {
@@ -138,6 +167,7 @@ func New(cfg Config) (*Vetter, error) {
 		}
 		v.ref[name] = f
 		v.refNames = append(v.refNames, name)
+		addAtomics(v.atomics, f)
 		for _, spec := range f.Imports {
 			path, _ := strconv.Unquote(spec.Path.Value)
 			v.refImports[name] = append(v.refImports[name], path)
@@ -455,6 +485,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.predeclared()
 		c.initializers()
 		c.unsafe()
+		c.atomicConversions()
 		out = append(out, c.problems...)
 	}
 	if p, ok := v.typesProblem(names, errs); ok && len(out) == 0 {

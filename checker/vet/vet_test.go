@@ -50,7 +50,9 @@ func courseConfig(t testing.TB) Config {
 	}
 	for _, name := range names {
 		if !strings.HasSuffix(name, "_test.go") {
-			cfg.Reference[path.Base(name)] = readFS(t, gmpkata.Sources, name)
+			if err := cfg.AddReference(path.Base(name), readFS(t, gmpkata.Sources, name)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	for _, name := range lessons.KitFiles() {
@@ -261,6 +263,11 @@ func gopark(`)
 		}, want: []string{`import:import "unsafe" is not allowed`, "unsafe:unsafe.Sizeof is not allowed"}},
 		{name: "unsafe.Add", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tlock = unsafe.Add(lock, 8)")(park), want: []string{"unsafe:unsafe.Add is not allowed in a lesson file"}},
+		{name: "an atomic converted to its sync/atomic type", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
+			want: []string{"24:6:atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32, past the scheduling point"}},
+		{name: "a generic atomic converted", file: "runq.go", src: at(putTail, "\tnext := (*atomic.Pointer[g])(&pp.runnext)\n\tnext.Store(nil)")(runq),
+			want: []string{"24:10:atomic:converts &pp.runnext (*sched.atomicPointer[sched.g]) to *sync/atomic.Pointer[sched.g]"}},
+		{name: "atomics used through their methods", file: "runq.go", src: at(putTail, "\thead := (*atomicUint32)(&pp.runqhead)\n\t_ = head.Load()\n\tschedPoint()")(runq)},
 		{name: "unsafe.Pointer converted to a pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tmem := (*[1 << 20]byte)(lock)\n\tmem[4096] = 1")(park), want: []string{"unsafe:converts unsafe.Pointer to *[1048576]byte: a lesson file may pass unsafe.Pointer values on, never convert them"}},
 		{name: "pointer converted to unsafe.Pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",

@@ -1,3 +1,5 @@
+//go:build kata_interleave
+
 package sched
 
 import (

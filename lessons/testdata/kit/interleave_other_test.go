@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && kata_interleave
 
 package sched
 

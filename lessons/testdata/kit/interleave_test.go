@@ -1,3 +1,10 @@
+//go:build kata_interleave
+
+// The controlled scheduler needs the scheduling points, which exist only
+// in the hidden tests' build (the build tag kata_interleave, which kata
+// sets for them): kata bench builds the kit without it, and only
+// kit_test.go then.
+
 package sched
 
 // A controlled scheduler for the hidden tests: it runs a few threads (real

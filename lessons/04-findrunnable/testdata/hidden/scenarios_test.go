@@ -477,7 +477,7 @@ func TestL04GiveUpGlobal(t *testing.T) {
 			onPoint: func() {
 				// The first moment with the P released, nmspinning not yet
 				// dropped and sched.lock free.
-				if injected || mp.p != nil || sched.nmspinning.v.Load() != 1 || !sched.lock.TryLock() {
+				if injected || mp.p != nil || (*atomic.Int32)(&sched.nmspinning).Load() != 1 || !sched.lock.TryLock() {
 					return
 				}
 				for _, gp := range kitGs(sched, 1, 300) {
@@ -721,12 +721,12 @@ func TestL04Timers(t *testing.T) {
 			if c.until == -2 {
 				first, second = late, 0
 			}
-			sched.pollUntil.v.Store(first)
+			(*atomic.Int64)(&sched.pollUntil).Store(first)
 			onPoint = func() {
-				if sched.pollUntil.v.Load() == first {
-					sched.pollUntil.v.Store(second)
+				if (*atomic.Int64)(&sched.pollUntil).Load() == first {
+					(*atomic.Int64)(&sched.pollUntil).Store(second)
 				} else {
-					sched.pollUntil.v.Store(first)
+					(*atomic.Int64)(&sched.pollUntil).Store(first)
 				}
 			}
 		}
@@ -776,21 +776,21 @@ func TestL04OneTimerWaiter(t *testing.T) {
 		l04sFind(t, mp, l04sOpts{
 			setup: fmt.Sprintf("%s (the claim comes at this M's scheduling point %d after it released its P)", setup, k),
 			onPoint: func() {
-				if injected.Load() || mp.p != nil || sched.lastpoll.v.Load() == 0 {
+				if injected.Load() || mp.p != nil || (*atomic.Int64)(&sched.lastpoll).Load() == 0 {
 					return
 				}
 				if at++; at != k {
 					return
 				}
 				injected.Store(true)
-				if sched.lastpoll.v.Swap(0) != 0 {
+				if (*atomic.Int64)(&sched.lastpoll).Swap(0) != 0 {
 					// The other M won the wait: it sleeps until G 6's timer.
 					otherWaits.Store(true)
-					sched.pollUntil.v.Store(later)
+					(*atomic.Int64)(&sched.pollUntil).Store(later)
 				}
 			},
 			watch: func() {
-				if !waited && sched.pollUntil.v.Load() == when {
+				if !waited && (*atomic.Int64)(&sched.pollUntil).Load() == when {
 					// This M waits for G 5's timer: time passes.
 					waited, both = true, otherWaits.Load()
 					clock.Store(when)

@@ -257,10 +257,10 @@ func TestL06ReadyQueuesBeforeWake(t *testing.T) {
 		// queued reads P 0's queues without a scheduling point (it runs
 		// inside the hook).
 		queued := func() bool {
-			if pp.runnext.v.Load() == gp {
+			if (*atomic.Pointer[g])(&pp.runnext).Load() == gp {
 				return true
 			}
-			for i, tl := pp.runqhead.v.Load(), pp.runqtail.v.Load(); i != tl; i++ {
+			for i, tl := (*atomic.Uint32)(&pp.runqhead).Load(), (*atomic.Uint32)(&pp.runqtail).Load(); i != tl; i++ {
 				if pp.runq[i%uint32(len(pp.runq))].Load() == gp {
 					return true
 				}
