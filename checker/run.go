@@ -447,40 +447,7 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	}
 	res := &runResult{s: newStream(), mod: r.used}
 	lines, quit := readLines(out)
-	deadline := time.NewTimer(buildAllowance)
-	defer deadline.Stop()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	stopped := false
-	var interrupted error
-loop:
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				break loop
-			}
-			res.s.add(line)
-			if r.maxOutput > 0 && res.s.outputBytes > r.maxOutput && !stopped {
-				res.overOutput, stopped = true, true
-				killProcessGroup(cmd)
-			}
-		case <-tick.C:
-			if !stopped && r.maxMemory > 0 && memoryLimitEnforced && sandbox.MemoryOf(cmd.Process.Pid) > r.maxMemory {
-				res.overMemory, stopped = true, true
-				killProcessGroup(cmd)
-			}
-		case <-deadline.C:
-			if !stopped {
-				res.killed, stopped = "(build)", true
-				killProcessGroup(cmd)
-			}
-		case <-ctx.Done():
-			interrupted, stopped = ctx.Err(), true
-			killProcessGroup(cmd)
-			break loop
-		}
-	}
+	stopped, interrupted := r.watchBuild(ctx, cmd, lines, res)
 	close(quit)
 	_ = out.Close()
 	waitErr := cmd.Wait()
@@ -503,26 +470,7 @@ loop:
 		res.s.buildOutput = append(res.s.buildOutput, res.s.pkgOutput...)
 	}
 	if res.s.buildFailed {
-		// The compiler names the files the run wrote (the renamed hidden
-		// tests, the harness) where they are, in the run's directory,
-		// whose name changes with every run: name them where the package
-		// has them instead.
-		written := map[string]string{}
-		for dst, src := range r.overlay {
-			if strings.HasPrefix(src, r.work+string(filepath.Separator)) {
-				written[filepath.Clean(src)] = dst
-			}
-		}
-		for base, snap := range r.snapshot {
-			if abs, err := filepath.Abs(r.replace[base]); err == nil {
-				written[filepath.Clean(snap)] = abs // the learner's own path
-			}
-		}
-		for i, l := range res.s.buildOutput {
-			if indent, abs, rest, ok := messageFile(l, cmd.Dir); ok && written[abs] != "" {
-				res.s.buildOutput[i] = indent + written[abs] + rest
-			}
-		}
+		r.nameWrittenFiles(res, cmd.Dir)
 		return res, nil
 	}
 	if res.changed = r.changes(); len(res.changed) > 0 {
@@ -534,6 +482,66 @@ loop:
 	}
 	r.sums[r.bin], r.built = sum, true
 	return nil, nil
+}
+
+// watchBuild reads the build's output (lines) into res until it ends,
+// and stops the build (cmd's process group) when it prints or holds too
+// much, runs out of buildAllowance, or ctx ends (interrupted).
+func (r *run) watchBuild(ctx context.Context, cmd *exec.Cmd, lines <-chan []byte, res *runResult) (stopped bool, interrupted error) {
+	deadline := time.NewTimer(buildAllowance)
+	defer deadline.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				return stopped, nil
+			}
+			res.s.add(line)
+			if r.maxOutput > 0 && res.s.outputBytes > r.maxOutput && !stopped {
+				res.overOutput, stopped = true, true
+				killProcessGroup(cmd)
+			}
+		case <-tick.C:
+			if !stopped && r.maxMemory > 0 && memoryLimitEnforced && sandbox.MemoryOf(cmd.Process.Pid) > r.maxMemory {
+				res.overMemory, stopped = true, true
+				killProcessGroup(cmd)
+			}
+		case <-deadline.C:
+			if !stopped {
+				res.killed, stopped = "(build)", true
+				killProcessGroup(cmd)
+			}
+		case <-ctx.Done():
+			killProcessGroup(cmd)
+			return true, ctx.Err()
+		}
+	}
+}
+
+// nameWrittenFiles rewrites the compiler's messages in res, which name
+// the files the run wrote (the renamed hidden tests, the harness) where
+// they are, in the run's directory (dir), whose name changes with every
+// run: they name them where the package has them instead, and the
+// learner's file by the learner's own path.
+func (r *run) nameWrittenFiles(res *runResult, dir string) {
+	written := map[string]string{}
+	for dst, src := range r.overlay {
+		if strings.HasPrefix(src, r.work+string(filepath.Separator)) {
+			written[filepath.Clean(src)] = dst
+		}
+	}
+	for base, snap := range r.snapshot {
+		if abs, err := filepath.Abs(r.replace[base]); err == nil {
+			written[filepath.Clean(snap)] = abs // the learner's own path
+		}
+	}
+	for i, l := range res.s.buildOutput {
+		if indent, abs, rest, ok := messageFile(l, dir); ok && written[abs] != "" {
+			res.s.buildOutput[i] = indent + written[abs] + rest
+		}
+	}
 }
 
 // readLines reads r line by line into the channel it returns, until r
