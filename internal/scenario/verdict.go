@@ -49,9 +49,10 @@ type Verdict struct {
 }
 
 // Broken reports whether the run breaks a property that every correct
-// scheduler keeps: a G lost or run twice, a story claim that must hold.
+// scheduler keeps: a G lost or run twice, a crash, a story claim that must
+// hold.
 func (v Verdict) Broken() bool {
-	return len(v.Lost) > 0 || len(v.Unfinished) > 0 || len(v.Twice) > 0 || (v.Story != nil && v.StoryMust)
+	return v.Truncated || len(v.Lost) > 0 || len(v.Unfinished) > 0 || len(v.Twice) > 0 || (v.Story != nil && v.StoryMust)
 }
 
 // Judge returns the verdict on r. truncated says that the run crashed
@@ -275,6 +276,9 @@ func PrintVerdict(w io.Writer, v Verdict) {
 		fmt.Fprintf(w, "  ok    no G lost or run twice, as far as the run got (%s created)\n", Plural(v.Gs, "G"))
 	case ok:
 		fmt.Fprintf(w, "  ok    every G ran to its end exactly once (%s)\n", Plural(v.Gs, "G"))
+	}
+	if v.Truncated {
+		fmt.Fprintln(w, "  FAIL  the run crashed before it ended (the panic is above); its last few milliseconds are missing")
 	}
 	if len(v.Lost) > 0 {
 		fmt.Fprintf(w, "  FAIL  %s lost: made runnable, never ran again (%s): a run queue dropped them?\n", Plural(len(v.Lost), "G"), gList(v.Lost))

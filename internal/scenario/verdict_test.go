@@ -79,6 +79,17 @@ func TestVerdictOfAConstructedRun(t *testing.T) {
 	require.Equal(t, 5*time.Millisecond-1, v.Idle)
 	require.Equal(t, 1, v.Yielded)
 	require.Equal(t, 0, v.Preempted)
+
+	// The same events from a program that crashed: a failure whatever
+	// they show, and Gs not yet ended are not blamed.
+	r := twoPs()
+	r.Events = r.Events[:len(r.Events)-1]
+	v = Judge(r, true)
+	require.True(t, v.Broken())
+	require.Empty(t, v.Unfinished)
+	var b bytes.Buffer
+	PrintVerdict(&b, v)
+	require.Contains(t, b.String(), "FAIL  the run crashed before it ended")
 }
 
 // TestVerdictCatchesLostAndTwice: a run edited to lose a G, or to run one
