@@ -201,8 +201,10 @@ func (p *TraceProgram) Run(ctx context.Context, seed uint64, limit time.Duration
 	// put them in time order.
 	slices.SortStableFunc(run.Events, func(a, b sched.Event) int { return cmp.Compare(a.When, b.When) })
 	if res == nil {
-		// What it wrote before it died is still worth drawing.
-		if len(run.Events) > 0 {
+		// What it wrote before it died is worth drawing if a G ran: a
+		// stub that panics at the first runqget leaves only the first G's
+		// creation, a run that never happened.
+		if slices.ContainsFunc(run.Events, func(ev sched.Event) bool { return ev.Kind == sched.EvGoStart }) {
 			run.Crashed = true
 		} else {
 			run = nil
