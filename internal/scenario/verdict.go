@@ -46,6 +46,9 @@ type Verdict struct {
 	StoryMust bool
 	// Truncated: the run crashed, so its last events may be missing.
 	Truncated bool
+	// Parked: the scenario ends in a deadlock, so its Gs end parked, not
+	// finished.
+	Parked bool
 }
 
 // Broken reports whether the run breaks a property that every correct
@@ -59,7 +62,7 @@ func (v Verdict) Broken() bool {
 // before it could end, so that Gs that did not end are not blamed on it
 // unless they were left runnable.
 func Judge(r *Result, truncated bool) Verdict {
-	v := Verdict{Truncated: truncated, IdleP: -1}
+	v := Verdict{Truncated: truncated, IdleP: -1, Parked: r.Scenario.WantDeadlock}
 	gs := followGs(r)
 	v.Gs = len(gs.created)
 	// In a scenario that ends in a deadlock, Gs are left parked on purpose.
@@ -274,6 +277,8 @@ func PrintVerdict(w io.Writer, v Verdict) {
 	switch {
 	case ok && v.Truncated:
 		fmt.Fprintf(w, "  ok    no G lost or run twice, as far as the run got (%s created)\n", Plural(v.Gs, "G"))
+	case ok && v.Parked:
+		fmt.Fprintf(w, "  ok    no G lost or run twice (%s, left parked by the deadlock, as the scenario wants)\n", Plural(v.Gs, "G"))
 	case ok:
 		fmt.Fprintf(w, "  ok    every G ran to its end exactly once (%s)\n", Plural(v.Gs, "G"))
 	}
@@ -301,8 +306,8 @@ func PrintVerdict(w io.Writer, v Verdict) {
 	if v.IdleP >= 0 {
 		idle = fmt.Sprintf("a P sat idle beside queued work for at most %s (P%d)", round(v.Idle), v.IdleP)
 	}
-	fmt.Fprintf(w, "  time  %s; %s asked to yield (Gosched), %s preempted (sysmon asked %s)\n",
-		idle, Plural(v.Yielded, "G"), Plural(v.Preempted, "G"), times(v.Asked))
+	fmt.Fprintf(w, "  time  %s; %s (Gosched), %s (sysmon asked %s)\n",
+		idle, Plural(v.Yielded, "yield"), Plural(v.Preempted, "preemption"), times(v.Asked))
 }
 
 // storyText is a story's error without the "scenario NAME: " prefix.
