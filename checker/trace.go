@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -56,7 +57,21 @@ type TraceRun struct {
 	// in an M's scheduling loop, say): Events are those it wrote before,
 	// and the last few milliseconds of them may be missing.
 	Crashed bool
+	// DispatchedTwice is the G that execute found not runnable, when that
+	// is what crashed the run: two Ms took it, or one took it twice.
+	DispatchedTwice int64
+	// Stranded is the G that checkdead found runnable with no M running,
+	// when that is what crashed the run: a G lost from the run queues.
+	Stranded int64
 }
+
+// dispatchedTwice finds execute's panic in a crash's output: the G it
+// names was handed to an M when it was not runnable (solutions/proc.go).
+var dispatchedTwice = regexp.MustCompile(`execute: G (\d+) is \S+, not runnable`)
+
+// stranded finds checkdead's panic for a runnable G that no M will run
+// (solutions/checkdead.go).
+var stranded = regexp.MustCompile(`checkdead: runnable g (\d+) with no M running`)
 
 // A TraceProgram is the scenario program built with a learner's files, to
 // run as often as wanted: its runs on real threads differ, so that one run
@@ -211,6 +226,14 @@ func (p *TraceProgram) Run(ctx context.Context, seed uint64, limit time.Duration
 		}
 		// The program died before it could report: a panic outside any G
 		// (in an M's scheduling loop, say) crashes it, as in Go.
+		if run != nil {
+			if m := dispatchedTwice.FindStringSubmatch(stderr.String()); m != nil {
+				run.DispatchedTwice, _ = strconv.ParseInt(m[1], 10, 64)
+			}
+			if m := stranded.FindStringSubmatch(stderr.String()); m != nil {
+				run.Stranded, _ = strconv.ParseInt(m[1], 10, 64)
+			}
+		}
 		if p := c.condensePanic(errLines, files); p != nil {
 			return run, fail(fmt.Sprintf("your code crashed scenario %s", s.Name), p)
 		}

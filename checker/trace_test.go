@@ -149,8 +149,18 @@ func TestTraceKeepsACrashedRun(t *testing.T) {
 	}
 	s, _ := scenario.Lookup("imbalance")
 	v := scenario.Judge(&scenario.Result{Scenario: s, Procs: run.Procs, Events: run.Events}, true)
-	if len(v.Lost) == 0 || !v.Broken() {
-		t.Errorf("the verdict on the crashed run = %+v, want Gs lost", v)
+	if !v.Broken() {
+		t.Errorf("the verdict on the crashed run = %+v, want it broken", v)
+	}
+	// checkdead's panic names a G it found runnable with no M to run it,
+	// one the run created and never ran to its end.
+	created, ended := false, false
+	for _, ev := range run.Events {
+		created = created || (ev.Kind == sched.EvGoCreate && ev.G == run.Stranded)
+		ended = ended || (ev.Kind == sched.EvGoEnd && ev.G == run.Stranded)
+	}
+	if run.Stranded == 0 || !created || ended {
+		t.Errorf("Stranded = G%d (created %v, ended %v), want the lost G checkdead names", run.Stranded, created, ended)
 	}
 }
 

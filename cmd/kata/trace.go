@@ -380,7 +380,16 @@ func traceProgram(c *cli.Context, o traceOptions, who string, files map[string]s
 			}
 			fmt.Fprintf(c.App.ErrWriter, "trace: run %d of your scheduler went wrong; the page shows it as far as it got:\n%v\n", i+1, err)
 		}
-		side.runs = append(side.runs, judged(o, who, i, r, err != nil, run.Crashed))
+		jr := judged(o, who, i, r, err != nil, run.Crashed)
+		// What crashed the run, if its panic says: a G's second start
+		// (never traced), or a G no M would ever run.
+		if g := run.DispatchedTwice; g != 0 && !slices.Contains(jr.verdict.Twice, g) {
+			jr.verdict.Twice = append(jr.verdict.Twice, g)
+		}
+		if g := run.Stranded; g != 0 && !slices.Contains(jr.verdict.Lost, g) {
+			jr.verdict.Lost = append(jr.verdict.Lost, g)
+		}
+		side.runs = append(side.runs, jr)
 		if err != nil {
 			side.drawn = i // the run that went wrong is the one to see
 			return side, nil

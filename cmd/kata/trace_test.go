@@ -122,3 +122,18 @@ func TestTraceCompareShowsTheSpread(t *testing.T) {
 		require.Contains(t, string(html), want)
 	}
 }
+
+// TestTraceVerdictNamesAGRunTwice: a runqget that now and then returns
+// the head's G without taking it hands that G out twice; execute stops
+// the run, and the verdict names the G and fails.
+func TestTraceVerdictNamesAGRunTwice(t *testing.T) {
+	dir := traceWorkspaceWith(t, func(src string) string {
+		const take = "\t\tif pp.runqhead.CompareAndSwap(h, h+1) {"
+		require.Contains(t, src, take, "solutions/runq.go changed: update the test")
+		return strings.Replace(src, take, "\t\tif t-h >= 2 && h%16 == 15 {\n\t\t\treturn gp // not taken: handed out again\n\t\t}\n"+take, 1)
+	})
+	out, errOut, code := kata(t, dir, "trace", "imbalance", "--lessons", "01", "-o", filepath.Join(t.TempDir(), "t.html"))
+	t.Log(out, errOut)
+	require.Equal(t, exitFailed, code)
+	require.Regexp(t, `FAIL +1 G ran twice \(G\d+\)`, out)
+}

@@ -67,11 +67,16 @@ func Judge(r *Result, truncated bool) Verdict {
 	v.Gs = len(gs.created)
 	// In a scenario that ends in a deadlock, Gs are left parked on purpose.
 	allEnd := !truncated && !r.Scenario.WantDeadlock
+	// A run that crashed while Gs ran stopped with others queued, not
+	// lost; one that crashed with every M idle (checkdead) lost them.
+	stopped := truncated && slices.ContainsFunc(gs.order, func(g int64) bool {
+		return gs.state[g] == gRunning || gs.state[g] == gSyscall
+	})
 	for _, g := range gs.order {
 		switch st := gs.state[g]; {
 		case gs.twice[g]:
 			v.Twice = append(v.Twice, g)
-		case st == gRunnable:
+		case st == gRunnable && !stopped:
 			v.Lost = append(v.Lost, g)
 		case st != gDead && allEnd:
 			v.Unfinished = append(v.Unfinished, g)

@@ -94,6 +94,16 @@ func TestVerdictOfAConstructedRun(t *testing.T) {
 	var b bytes.Buffer
 	PrintVerdict(&b, v)
 	require.Contains(t, b.String(), "FAIL  the run crashed before it ended")
+
+	// Crashed while G1 ran: G2, queued, was not lost, only stopped.
+	r = twoPs()
+	r.Events = r.Events[:6]
+	require.Empty(t, Judge(r, true).Lost)
+	// Crashed with no G running and G2 queued (as when checkdead panics):
+	// nobody would ever have run it.
+	r = twoPs()
+	r.Events = r.Events[:8]
+	require.Equal(t, []int64{2}, Judge(r, true).Lost)
 }
 
 // TestVerdictCatchesLostAndTwice: a run edited to lose a G, or to run one
