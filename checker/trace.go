@@ -54,8 +54,9 @@ type TraceRun struct {
 	// Deadlock says that Wait reported a deadlock (checkdead).
 	Deadlock bool
 	// Crashed says that the program died before Wait returned (a panic
-	// in an M's scheduling loop, say): Events are those it wrote before,
-	// and the last few milliseconds of them may be missing.
+	// in an M's scheduling loop, say): Events are those it wrote before
+	// (none if it died within a few milliseconds), and the last few
+	// milliseconds of them are missing.
 	Crashed bool
 	// DispatchedTwice is the G that execute found not runnable, when that
 	// is what crashed the run: two Ms took it, or one took it twice.
@@ -216,23 +217,16 @@ func (p *TraceProgram) Run(ctx context.Context, seed uint64, limit time.Duration
 	// put them in time order.
 	slices.SortStableFunc(run.Events, func(a, b sched.Event) int { return cmp.Compare(a.When, b.When) })
 	if res == nil {
-		// What it wrote before it died is worth drawing if a G ran: a
-		// stub that panics at the first runqget leaves only the first G's
-		// creation, a run that never happened.
-		if slices.ContainsFunc(run.Events, func(ev sched.Event) bool { return ev.Kind == sched.EvGoStart }) {
-			run.Crashed = true
-		} else {
-			run = nil
-		}
 		// The program died before it could report: a panic outside any G
-		// (in an M's scheduling loop, say) crashes it, as in Go.
-		if run != nil {
-			if m := dispatchedTwice.FindStringSubmatch(stderr.String()); m != nil {
-				run.DispatchedTwice, _ = strconv.ParseInt(m[1], 10, 64)
-			}
-			if m := stranded.FindStringSubmatch(stderr.String()); m != nil {
-				run.Stranded, _ = strconv.ParseInt(m[1], 10, 64)
-			}
+		// (in an M's scheduling loop, say) crashes it, as in Go. What it
+		// wrote before, if anything, is returned to judge and draw, with
+		// what its panic says.
+		run.Crashed = true
+		if m := dispatchedTwice.FindStringSubmatch(stderr.String()); m != nil {
+			run.DispatchedTwice, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		if m := stranded.FindStringSubmatch(stderr.String()); m != nil {
+			run.Stranded, _ = strconv.ParseInt(m[1], 10, 64)
 		}
 		if p := c.condensePanic(errLines, files); p != nil {
 			return run, fail(fmt.Sprintf("your code crashed scenario %s", s.Name), p)

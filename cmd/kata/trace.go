@@ -18,6 +18,7 @@ import (
 	"github.com/gmp-kata/gmp-kata/internal/tracejson"
 	"github.com/gmp-kata/gmp-kata/internal/workspace"
 	"github.com/gmp-kata/gmp-kata/lessons"
+	sched "github.com/gmp-kata/gmp-kata/solutions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -388,6 +389,15 @@ func traceProgram(c *cli.Context, o traceOptions, who string, files map[string]s
 		}
 		if g := run.Stranded; g != 0 && !slices.Contains(jr.verdict.Lost, g) {
 			jr.verdict.Lost = append(jr.verdict.Lost, g)
+		}
+		if run.Crashed && !slices.ContainsFunc(run.Events, func(ev sched.Event) bool { return ev.Kind == sched.EvGoStart }) {
+			// It crashed before a G ran, or before it wrote a G's start:
+			// nothing to draw, but its panic may name a G.
+			if len(jr.verdict.Twice)+len(jr.verdict.Lost) > 0 {
+				fmt.Fprintf(c.App.Writer, "== %s\nverdict of run %d, which crashed before it had traced a G:\n", who, i+1)
+				scenario.PrintVerdict(c.App.Writer, jr.verdict)
+			}
+			return nil, traceError(o.s, err)
 		}
 		side.runs = append(side.runs, jr)
 		if err != nil {
