@@ -40,7 +40,7 @@ var traceCommand = &cli.Command{
 	Flags: []cli.Flag{
 		&cli.BoolFlag{Name: "reference", Usage: "run the reference scheduler, not your files"},
 		&cli.BoolFlag{Name: "compare", Usage: "run yours and the reference's --runs times each and compare the spread of times, steals and idle Ps, then draw the median run of each"},
-		&cli.IntFlag{Name: "runs", Usage: "run each scheduler `N` times with the same seed (default 1, with --compare 5)"},
+		&cli.IntFlag{Name: "runs", Usage: "run each scheduler `N` times with the same seed", DefaultText: "1, with --compare 5"},
 		&cli.StringFlag{Name: "lessons", Usage: "take your files of these lessons (`L,...`), not of the lessons you have passed"},
 		&cli.IntFlag{Name: "procs", Usage: "number of Ps (default: the scenario's own)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the random steal order and randomizeScheduler; it does not fix which M runs when (Ms are threads)"},
