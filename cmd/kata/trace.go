@@ -120,7 +120,7 @@ func runTrace(c *cli.Context) error {
 		}
 		printSide(out, side, opts)
 	}
-	if len(sides) == 2 && opts.runs > 1 {
+	if compared(sides, opts) {
 		fmt.Fprintln(out)
 		printComparison(out, sides)
 	}
@@ -141,6 +141,22 @@ func runTrace(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// compared says whether the sides' spreads are to be compared: both ran
+// several times, and neither went wrong (a broken run's times say nothing).
+func compared(sides []*traceSide, o traceOptions) bool {
+	if len(sides) != 2 || o.runs < 2 {
+		return false
+	}
+	for _, side := range sides {
+		for _, run := range side.runs {
+			if run.failed || run.verdict.Broken() {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // traceOptions are kata trace's checked options.
@@ -202,7 +218,7 @@ func traceOptionsOf(c *cli.Context) (traceOptions, error) {
 func writeTraceFiles(out io.Writer, o traceOptions, drawn []tracedRun, sides []*traceSide) error {
 	var page bytes.Buffer
 	p := tracePage(o.s, o.seed, drawn)
-	if len(sides) == 2 && o.runs > 1 {
+	if compared(sides, o) {
 		p.CompareHeader, p.CompareRows = comparison(sides)
 		p.CompareNote = fmt.Sprintf("Over %s of each, with the same seed: the median, then the range. A difference well outside the reference's range is worth a look; one inside it is the threads.", scenario.Plural(o.runs, "run"))
 	}

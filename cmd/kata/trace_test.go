@@ -85,6 +85,13 @@ func TestTraceVerdictFailsALossyRunq(t *testing.T) {
 	require.NoError(t, err, "the page is written for a run that went wrong")
 	require.Contains(t, string(html), "lost: made runnable")
 
+	// Beside the reference, a broken run is judged, and its times are not
+	// compared: they say nothing.
+	out, errOut, code = kata(t, dir, "trace", "imbalance", "--lessons", "01", "-o", page, "--compare", "--runs", "2")
+	require.Equal(t, exitFailed, code, out+errOut)
+	require.Contains(t, out, "== the reference")
+	require.NotContains(t, out, "== over", "no comparison with a broken run")
+
 	dir = traceWorkspaceWith(t, func(src string) string { return src })
 	out, errOut, code = kata(t, dir, "trace", "imbalance", "--lessons", "01", "-o", page, "--runs", "3")
 	require.Equal(t, exitOK, code, out+errOut)
