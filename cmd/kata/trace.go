@@ -99,19 +99,17 @@ func runTrace(c *cli.Context) error {
 		return err
 	}
 	var sides []*traceSide
-	if !c.Bool("reference") {
-		side, err := traceWorkspace(c, opts)
-		if err != nil {
-			return err
-		}
-		sides = append(sides, side)
-	}
-	if c.Bool("reference") || c.Bool("compare") {
+	if c.Bool("reference") {
 		side, err := traceReference(c, opts)
 		if err != nil {
 			return err
 		}
 		sides = append(sides, side)
+	} else {
+		sides, err = tracePrograms(c, opts)
+		if err != nil {
+			return err
+		}
 	}
 
 	for i, side := range sides {
@@ -296,20 +294,19 @@ func writeTraceJSON(file string, s scenario.Scenario, seed uint64, runs []traced
 	return nil
 }
 
-// traceWorkspace runs the scenario o.runs times with the learner's files:
-// those of the lessons they passed, or of --lessons. It stops at the first
-// run that went wrong.
-func traceWorkspace(c *cli.Context, o traceOptions) (*traceSide, error) {
+// learnerFiles returns the learner's files to trace, and whose they are:
+// those of the lessons they passed, or of --lessons.
+func learnerFiles(c *cli.Context, o traceOptions) (string, map[string]string, error) {
 	s := o.s
 	ws, err := findWorkspace(c)
 	if err != nil {
-		return nil, usageError(err.Error() + " (or run 'kata trace " + s.Name + " --reference')")
+		return "", nil, usageError(err.Error() + " (or run 'kata trace " + s.Name + " --reference')")
 	}
 	var ls []*lessons.Lesson
 	if names := c.String("lessons"); names != "" {
 		ls, err = lookupLessons(strings.Split(names, ","))
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 	} else {
 		for _, l := range lessons.Default.All() {
@@ -319,7 +316,7 @@ func traceWorkspace(c *cli.Context, o traceOptions) (*traceSide, error) {
 		}
 	}
 	if len(ls) == 0 {
-		return nil, usageError("trace: you have not passed a lesson yet, so your scheduler is the reference's; pass one ('kata check 01'), name them with --lessons 01,02, or run with --reference")
+		return "", nil, usageError("trace: you have not passed a lesson yet, so your scheduler is the reference's; pass one ('kata check 01'), name them with --lessons 01,02, or run with --reference")
 	}
 	files := map[string]string{}
 	var ids []string
@@ -330,20 +327,14 @@ func traceWorkspace(c *cli.Context, o traceOptions) (*traceSide, error) {
 		ids = append(ids, l.ID[:2])
 	}
 	who := fmt.Sprintf("your scheduler (your files of lesson %s, the reference's for the rest)", strings.Join(ids, ", "))
-	fmt.Fprintf(c.App.ErrWriter, "running %s with %s, %s...\n", s.Name, who, times(o.runs))
-	return traceProgram(c, o, who, files)
+	return who, files, nil
 }
 
-// traceReference runs the reference o.runs times. Beside the learner's
-// (--compare), it runs in a program of its own as theirs does, so that
-// the two are timed alike; alone, it runs in kata, and a single run is
-// the first of a few that bears out the scenario's story, as the book's.
+// traceReference runs the reference alone o.runs times, in kata; a single
+// run is the first of a few that bears out the scenario's story, as the
+// book's.
 func traceReference(c *cli.Context, o traceOptions) (*traceSide, error) {
 	const who = "the reference"
-	if o.compare {
-		fmt.Fprintf(c.App.ErrWriter, "running %s with %s, %s...\n", o.s.Name, who, times(o.runs))
-		return traceProgram(c, o, who, nil)
-	}
 	side := &traceSide{who: who}
 	for i := range o.runs {
 		var r *scenario.Result
@@ -366,63 +357,104 @@ func traceReference(c *cli.Context, o traceOptions) (*traceSide, error) {
 	return side, nil
 }
 
-// traceProgram builds the scenario's program with files (none: the
-// reference alone) and runs it o.runs times, up to the first run that
-// went wrong. A run that went wrong but left events is kept, to judge
-// and draw.
-func traceProgram(c *cli.Context, o traceOptions, who string, files map[string]string) (*traceSide, error) {
+// tracePrograms runs the scenario with the learner's files, and with
+// --compare the reference beside it in a program of its own, built the
+// same way, so that the two are timed alike. Both are built first, then
+// their runs alternate (yours, the reference's, yours...), so that what
+// else the machine does weighs on both alike. A side stops at its first
+// run that went wrong.
+func tracePrograms(c *cli.Context, o traceOptions) ([]*traceSide, error) {
+	who, files, err := learnerFiles(c, o)
+	if err != nil {
+		return nil, err
+	}
 	ck, err := checker.New(checker.Options{})
 	if err != nil {
 		return nil, couldNot(err)
 	}
-	prog, err := ck.BuildTrace(c.Context, files, o.s.Name, o.procs)
-	if err != nil {
-		return nil, traceError(o.s, err)
+	progs := []*programSide{{side: &traceSide{who: who}, files: files}}
+	if o.compare {
+		progs = append(progs, &programSide{side: &traceSide{who: "the reference"}})
 	}
-	defer prog.Close()
-	side := &traceSide{who: who}
+	for _, ps := range progs {
+		fmt.Fprintf(c.App.ErrWriter, "building %s with %s...\n", o.s.Name, ps.side.who)
+		ps.prog, err = ck.BuildTrace(c.Context, ps.files, o.s.Name, o.procs)
+		if err != nil {
+			return nil, traceError(o.s, err)
+		}
+		defer ps.prog.Close()
+	}
+	fmt.Fprintf(c.App.ErrWriter, "running it %s...\n", times(o.runs))
 	for i := range o.runs {
-		run, err := prog.Run(c.Context, o.seed, checker.DefaultTraceLimit)
-		if run == nil {
-			return nil, traceError(o.s, err)
-		}
-		r := &scenario.Result{Scenario: o.s, Procs: run.Procs, Seed: run.Seed, Events: run.Events}
-		if run.WaitErr != "" {
-			r.Err = errors.New(run.WaitErr)
-		}
-		if err != nil {
-			var failure *checker.CodeFailure
-			if !errors.As(err, &failure) || files == nil {
-				return nil, couldNot(err)
+		for _, ps := range progs {
+			if err := ps.run(c, o, i); err != nil {
+				return nil, err
 			}
-			fmt.Fprintf(c.App.ErrWriter, "trace: run %d of your scheduler went wrong; the page shows it as far as it got:\n%v\n", i+1, err)
-		}
-		jr := judged(o, who, i, r, err != nil, run.Crashed)
-		// What crashed the run, if its panic says: a G's second start
-		// (never traced), or a G no M would ever run.
-		if g := run.DispatchedTwice; g != 0 && !slices.Contains(jr.verdict.Twice, g) {
-			jr.verdict.Twice = append(jr.verdict.Twice, g)
-		}
-		if g := run.Stranded; g != 0 && !slices.Contains(jr.verdict.Lost, g) {
-			jr.verdict.Lost = append(jr.verdict.Lost, g)
-		}
-		if run.Crashed && !slices.ContainsFunc(run.Events, func(ev sched.Event) bool { return ev.Kind == sched.EvGoStart }) {
-			// It crashed before a G ran, or before it wrote a G's start:
-			// nothing to draw, but its panic may name a G.
-			if len(jr.verdict.Twice)+len(jr.verdict.Lost) > 0 {
-				fmt.Fprintf(c.App.Writer, "== %s\nverdict of run %d, which crashed before it had traced a G:\n", who, i+1)
-				scenario.PrintVerdict(c.App.Writer, jr.verdict)
-			}
-			return nil, traceError(o.s, err)
-		}
-		side.runs = append(side.runs, jr)
-		if err != nil {
-			side.drawn = i // the run that went wrong is the one to see
-			return side, nil
 		}
 	}
-	side.drawn = medianRun(side.runs)
-	return side, nil
+	var sides []*traceSide
+	for _, ps := range progs {
+		if !ps.stopped {
+			ps.side.drawn = medianRun(ps.side.runs)
+		}
+		sides = append(sides, ps.side)
+	}
+	return sides, nil
+}
+
+// A programSide is a side whose runs are a program's.
+type programSide struct {
+	side    *traceSide
+	files   map[string]string // none: the reference's
+	prog    *checker.TraceProgram
+	stopped bool // a run went wrong: it is the one drawn, and the last
+}
+
+// run runs the program for run i of the side, unless it has stopped. A
+// run that went wrong but left events is kept, to judge and draw.
+func (ps *programSide) run(c *cli.Context, o traceOptions, i int) error {
+	if ps.stopped {
+		return nil
+	}
+	who := ps.side.who
+	run, err := ps.prog.Run(c.Context, o.seed, checker.DefaultTraceLimit)
+	if run == nil {
+		return traceError(o.s, err)
+	}
+	r := &scenario.Result{Scenario: o.s, Procs: run.Procs, Seed: run.Seed, Events: run.Events}
+	if run.WaitErr != "" {
+		r.Err = errors.New(run.WaitErr)
+	}
+	if err != nil {
+		var failure *checker.CodeFailure
+		if !errors.As(err, &failure) || ps.files == nil {
+			return couldNot(err)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "trace: run %d of your scheduler went wrong; the page shows it as far as it got:\n%v\n", i+1, err)
+	}
+	jr := judged(o, who, i, r, err != nil, run.Crashed)
+	// What crashed the run, if its panic says: a G's second start
+	// (never traced), or a G no M would ever run.
+	if g := run.DispatchedTwice; g != 0 && !slices.Contains(jr.verdict.Twice, g) {
+		jr.verdict.Twice = append(jr.verdict.Twice, g)
+	}
+	if g := run.Stranded; g != 0 && !slices.Contains(jr.verdict.Lost, g) {
+		jr.verdict.Lost = append(jr.verdict.Lost, g)
+	}
+	if run.Crashed && !slices.ContainsFunc(run.Events, func(ev sched.Event) bool { return ev.Kind == sched.EvGoStart }) {
+		// It crashed before a G ran, or before it wrote a G's start:
+		// nothing to draw, but its panic may name a G.
+		if len(jr.verdict.Twice)+len(jr.verdict.Lost) > 0 {
+			fmt.Fprintf(c.App.Writer, "== %s\nverdict of run %d, which crashed before it had traced a G:\n", who, i+1)
+			scenario.PrintVerdict(c.App.Writer, jr.verdict)
+		}
+		return traceError(o.s, err)
+	}
+	ps.side.runs = append(ps.side.runs, jr)
+	if err != nil {
+		ps.stopped, ps.side.drawn = true, len(ps.side.runs)-1 // the run that went wrong is the one to see
+	}
+	return nil
 }
 
 // traceError is what kata trace says when a program could not run at all.
