@@ -3,6 +3,7 @@ package checker
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -51,6 +53,38 @@ type TraceRun struct {
 	WaitErr string
 	// Deadlock says that Wait reported a deadlock (checkdead).
 	Deadlock bool
+	// Crashed says that the program died before Wait returned (a panic
+	// in an M's scheduling loop, say): Events are those it wrote before
+	// (none if it died within a few milliseconds), and the last few
+	// milliseconds of them are missing.
+	Crashed bool
+	// DispatchedTwice is the G that execute found not runnable, when that
+	// is what crashed the run: two Ms took it, or one took it twice.
+	DispatchedTwice int64
+	// Stranded is the G that checkdead found runnable with no M running,
+	// when that is what crashed the run: a G lost from the run queues.
+	Stranded int64
+}
+
+// dispatchedTwice finds execute's panic in a crash's output: the G it
+// names was handed to an M when it was not runnable (solutions/proc.go).
+var dispatchedTwice = regexp.MustCompile(`execute: G (\d+) is \S+, not runnable`)
+
+// stranded finds checkdead's panic for a runnable G that no M will run
+// (solutions/checkdead.go).
+var stranded = regexp.MustCompile(`checkdead: runnable g (\d+) with no M running`)
+
+// A TraceProgram is the scenario program built with a learner's files, to
+// run as often as wanted: its runs on real threads differ, so that one run
+// says little of a scheduler's timing. Close removes it.
+type TraceProgram struct {
+	c      *Checker
+	dir    string
+	bin    string
+	files  map[string]string
+	lesson string // the lesson CodeFailure names, "" for several or none
+	s      scenario.Scenario
+	procs  int
 }
 
 // Trace runs the named scenario (see internal/scenario; procs 0: its own
@@ -71,6 +105,17 @@ func (c *Checker) Trace(ctx context.Context, files map[string]string, scenarioNa
 
 // TraceLimit is Trace with the run's time limit given.
 func (c *Checker) TraceLimit(ctx context.Context, files map[string]string, scenarioName string, procs int, seed uint64, limit time.Duration) (*TraceRun, error) {
+	prog, err := c.BuildTrace(ctx, files, scenarioName, procs)
+	if err != nil {
+		return nil, err
+	}
+	defer prog.Close()
+	return prog.Run(ctx, seed, limit)
+}
+
+// BuildTrace builds the program that runs the named scenario with files,
+// as Trace does, for Run to run once or many times. Errors are as Trace's.
+func (c *Checker) BuildTrace(ctx context.Context, files map[string]string, scenarioName string, procs int) (*TraceProgram, error) {
 	s, err := scenario.Lookup(scenarioName)
 	if err != nil {
 		return nil, fmt.Errorf("checker: %w", err)
@@ -107,16 +152,27 @@ func (c *Checker) TraceLimit(ctx context.Context, files map[string]string, scena
 	if err != nil {
 		return nil, fmt.Errorf("checker: %w", err)
 	}
-	defer os.RemoveAll(tmp)
 	bin, err := c.buildTrace(ctx, tmp, files, lesson)
 	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, err
 	}
+	return &TraceProgram{c: c, dir: tmp, bin: bin, files: files, lesson: lesson, s: s, procs: procs}, nil
+}
 
+// Close removes the program.
+func (p *TraceProgram) Close() error {
+	return os.RemoveAll(p.dir)
+}
+
+// Run runs the program once with seed, for at most limit, and returns its
+// events; errors are as Trace's.
+func (p *TraceProgram) Run(ctx context.Context, seed uint64, limit time.Duration) (*TraceRun, error) {
+	c, s, procs, files, lesson := p.c, p.s, p.procs, p.files, p.lesson
 	runCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.Command(bin, s.Name, strconv.Itoa(procs), strconv.FormatUint(seed, 10))
-	cmd.Dir = tmp
+	cmd := exec.Command(p.bin, s.Name, strconv.Itoa(procs), strconv.FormatUint(seed, 10))
+	cmd.Dir = p.dir
 	stdout, stderr := &cappedBuffer{max: 256 << 20}, &cappedBuffer{max: 1 << 20}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	waitErr := startKillable(runCtx, cmd)
@@ -143,11 +199,12 @@ func (c *Checker) TraceLimit(ctx context.Context, files map[string]string, scena
 		line := sc.Bytes()
 		switch {
 		case bytes.HasPrefix(line, []byte("E ")):
+			// A line cut short by a crash, or broken into by the
+			// learner's own printing, is skipped.
 			var ev sched.Event
-			if err := json.Unmarshal(line[2:], &ev); err != nil {
-				return nil, fmt.Errorf("checker: trace: reading an event: %w", err)
+			if json.Unmarshal(line[2:], &ev) == nil {
+				run.Events = append(run.Events, ev)
 			}
-			run.Events = append(run.Events, ev)
 		case bytes.HasPrefix(line, []byte("R ")):
 			res = &traceResult{}
 			if err := json.Unmarshal(line[2:], res); err != nil {
@@ -156,16 +213,28 @@ func (c *Checker) TraceLimit(ctx context.Context, files map[string]string, scena
 		}
 		// Anything else is the learner's own printing.
 	}
+	// The program writes events as they come, a few milliseconds late:
+	// put them in time order.
+	slices.SortStableFunc(run.Events, func(a, b sched.Event) int { return cmp.Compare(a.When, b.When) })
 	if res == nil {
 		// The program died before it could report: a panic outside any G
-		// (in an M's scheduling loop, say) crashes it, as in Go.
+		// (in an M's scheduling loop, say) crashes it, as in Go. What it
+		// wrote before, if anything, is returned to judge and draw, with
+		// what its panic says.
+		run.Crashed = true
+		if m := dispatchedTwice.FindStringSubmatch(stderr.String()); m != nil {
+			run.DispatchedTwice, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		if m := stranded.FindStringSubmatch(stderr.String()); m != nil {
+			run.Stranded, _ = strconv.ParseInt(m[1], 10, 64)
+		}
 		if p := c.condensePanic(errLines, files); p != nil {
-			return nil, fail(fmt.Sprintf("your code crashed scenario %s", s.Name), p)
+			return run, fail(fmt.Sprintf("your code crashed scenario %s", s.Name), p)
 		}
 		if stdout.over {
-			return nil, fail(fmt.Sprintf("scenario %s printed more than %d MiB with your code; stopped", s.Name, stdout.max>>20), nil)
+			return run, fail(fmt.Sprintf("scenario %s printed more than %d MiB with your code; stopped", s.Name, stdout.max>>20), nil)
 		}
-		return nil, fail(fmt.Sprintf("scenario %s stopped without a result (%v)", s.Name, waitErr), strings.Split(tail(errLines, 8), "\n"))
+		return run, fail(fmt.Sprintf("scenario %s stopped without a result (%v)", s.Name, waitErr), strings.Split(tail(errLines, 8), "\n"))
 	}
 	run.WaitErr, run.Deadlock = res.Err, res.Deadlock
 	switch {
@@ -338,6 +407,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"gmpkata.grade/internal/scenario"
@@ -370,8 +440,12 @@ func main() {
 		os.Exit(2)
 	}
 
-	var rec sched.Recorder
-	rt := sched.New(sched.Config{Procs: procs, Seed: seed, Trace: rec.Record})
+	// Events are written every few milliseconds as they come, so that a
+	// run that crashes (a panic in an M kills the program) leaves all but
+	// its last few milliseconds to draw and judge.
+	out := &events{w: bufio.NewWriterSize(os.Stdout, 64<<10)}
+	stopWriting := out.every(5 * time.Millisecond)
+	rt := sched.New(sched.Config{Procs: procs, Seed: seed, Trace: out.record})
 	rt.Go(s.Main)
 	werr := rt.Wait()
 	res := result{Procs: procs}
@@ -399,18 +473,64 @@ func main() {
 	case <-time.After(2 * time.Second):
 	}
 
-	w := bufio.NewWriter(os.Stdout)
-	for _, ev := range rec.Events() {
-		b, _ := json.Marshal(ev)
-		w.WriteString("E ")
-		w.Write(b)
-		w.WriteByte('\n')
-	}
+	stopWriting()
+	out.write()
 	b, _ := json.Marshal(res)
-	w.WriteString("R ")
-	w.Write(b)
-	w.WriteByte('\n')
-	w.Flush()
+	out.w.WriteString("R ")
+	out.w.Write(b)
+	out.w.WriteByte('\n')
+	out.w.Flush()
 	os.Exit(0)
+}
+
+// events holds the events not yet written.
+type events struct {
+	mu      sync.Mutex
+	pending []sched.Event
+	w       *bufio.Writer // only write uses it
+}
+
+func (e *events) record(ev sched.Event) {
+	e.mu.Lock()
+	e.pending = append(e.pending, ev)
+	e.mu.Unlock()
+}
+
+// write writes the pending events, one "E {json}" line each, and flushes.
+func (e *events) write() {
+	e.mu.Lock()
+	evs := e.pending
+	e.pending = nil
+	e.mu.Unlock()
+	for _, ev := range evs {
+		b, _ := json.Marshal(ev)
+		e.w.WriteString("E ")
+		e.w.Write(b)
+		e.w.WriteByte('\n')
+	}
+	e.w.Flush()
+}
+
+// every calls write every period until stop is called; stop returns once
+// the last call has returned.
+func (e *events) every(period time.Duration) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				e.write()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 `

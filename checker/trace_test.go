@@ -115,8 +115,73 @@ func TestTraceSkeleton(t *testing.T) {
 	if strings.Contains(msg, "goroutine ") {
 		t.Errorf("the error carries a raw traceback")
 	}
-	if run != nil && run.WaitErr == "" {
-		t.Errorf("a run returned with the failure must say what Wait returned")
+	if run != nil && run.WaitErr == "" && !run.Crashed {
+		t.Errorf("a run returned with the failure must say what Wait returned, or that it crashed")
+	}
+}
+
+// lossyRunq is lesson 01's reference with a runqgethead that, now and
+// then, moves the head past two Gs and returns one: the other is lost.
+func lossyRunq(t *testing.T) map[string]string {
+	t.Helper()
+	const take = "\t\tgp := pp.runq[h%uint32(len(pp.runq))].Load()\n\t\tif pp.runqhead.CompareAndSwap(h, h+1) {"
+	src := string(embedded(t, "solutions/runq.go"))
+	if !strings.Contains(src, take) {
+		t.Fatalf("solutions/runq.go no longer has %q: update the test", take)
+	}
+	src = strings.Replace(src, take, "\t\tgp := pp.runq[h%uint32(len(pp.runq))].Load()\n\t\tnext := h + 1\n\t\tif t-h >= 2 && h%16 == 15 {\n\t\t\tnext = h + 2\n\t\t}\n\t\tif pp.runqhead.CompareAndSwap(h, next) {", 1)
+	return lessonFile(t, "runq.go", []byte(src))
+}
+
+// TestTraceKeepsACrashedRun: a runqget that loses a G crashes the program
+// (checkdead finds the G runnable with no M running); the events written
+// before are returned with the failure, and they show the G lost.
+func TestTraceKeepsACrashedRun(t *testing.T) {
+	c := sharedChecker(t)
+	run, err := c.Trace(context.Background(), lossyRunq(t), "imbalance", 0, 1)
+	var cf *CodeFailure
+	if !errors.As(err, &cf) {
+		t.Fatalf("Trace with a runqget that loses Gs returned %v, want a *CodeFailure", err)
+	}
+	t.Log(err)
+	if run == nil || !run.Crashed || len(run.Events) == 0 {
+		t.Fatalf("Trace returned %+v with the failure, want the crashed run's events", run)
+	}
+	s, _ := scenario.Lookup("imbalance")
+	v := scenario.Judge(&scenario.Result{Scenario: s, Procs: run.Procs, Events: run.Events}, true)
+	if !v.Broken() {
+		t.Errorf("the verdict on the crashed run = %+v, want it broken", v)
+	}
+	// checkdead's panic names a G it found runnable with no M to run it,
+	// one the run created and never ran to its end.
+	created, ended := false, false
+	for _, ev := range run.Events {
+		created = created || (ev.Kind == sched.EvGoCreate && ev.G == run.Stranded)
+		ended = ended || (ev.Kind == sched.EvGoEnd && ev.G == run.Stranded)
+	}
+	if run.Stranded == 0 || !created || ended {
+		t.Errorf("Stranded = G%d (created %v, ended %v), want the lost G checkdead names", run.Stranded, created, ended)
+	}
+}
+
+// TestTraceProgramRunsAgain: one build, several runs, each with its own
+// seed and every G ending.
+func TestTraceProgramRunsAgain(t *testing.T) {
+	c := sharedChecker(t)
+	prog, err := c.BuildTrace(context.Background(), nil, "imbalance", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	for seed := uint64(1); seed <= 3; seed++ {
+		run, err := prog.Run(context.Background(), seed, DefaultTraceLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := countEvents(run.Events)
+		if run.Seed != seed || run.Crashed || n[sched.EvGoCreate] != 201 || n[sched.EvGoEnd] != 201 {
+			t.Errorf("run %d: seed %d, crashed %v, %d Gs created, %d ended; want 201 of each", seed, run.Seed, run.Crashed, n[sched.EvGoCreate], n[sched.EvGoEnd])
+		}
 	}
 }
 

@@ -32,7 +32,8 @@ func TestTraceCompare(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "== your scheduler (your files of lesson 01")
 	require.Contains(t, out, "== the reference")
-	require.Equal(t, 2, strings.Count(out, "201 Gs created, 201 finished"), "both runs ran every G: %s", out)
+	require.Equal(t, 2, strings.Count(out, "every G ran to its end exactly once (201 Gs)"), "both drawn runs ran every G: %s", out)
+	require.Contains(t, out, "== over 5 runs each, same seed: median [min–max]", "--compare runs each side 5 times")
 	// In a workspace the page goes to traces/, not beside the Go files.
 	page, err := os.ReadFile(filepath.Join(ws, "traces", "trace-imbalance.html"))
 	require.NoError(t, err)
@@ -40,7 +41,8 @@ func TestTraceCompare(t *testing.T) {
 	_, err = os.Stat(filepath.Join(ws, "trace-imbalance.html"))
 	require.True(t, os.IsNotExist(err), "no page in the workspace's root")
 	require.Equal(t, 2, strings.Count(string(page), `<svg class="timeline"`), "one timeline per run")
-	require.Contains(t, string(page), "Seed 7.")
+	require.Contains(t, string(page), "Seed 7 fixes the workload")
+	require.Contains(t, string(page), "it cannot fix which M runs when", "the page promises no determinism threads do not give")
 
 	// A lesson still a stub: the learner hears what failed, and no page
 	// pretends otherwise.

@@ -11,6 +11,11 @@ type Page struct {
 	Title    string
 	Subtitle string
 	Runs     []PageRun
+	// A comparison of several runs of each scheduler, drawn above the
+	// runs if set: a row per measure, a column per scheduler.
+	CompareHeader []string
+	CompareRows   [][]string
+	CompareNote   string
 }
 
 // A PageRun is one run on a page: a heading, a table of what each P did,
@@ -22,7 +27,8 @@ type PageRun struct {
 	Totals  string
 	SVG     string
 	Err     string
-	Note    string // what the run did not show of its scenario's story
+	Note    string   // what the run did not show of its scenario's story
+	Verdict []string // the run's verdict, a line each
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -56,10 +62,16 @@ html[data-theme=dark] .err { background: #3c1618; border-color: #f85149; }
 <body>
 <h1>{{.Title}}</h1>
 <p class="sub">{{.Subtitle}}</p>
+{{if .CompareRows}}<table class="compare"><thead><tr>{{range .CompareHeader}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .CompareRows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+<p class="sub">{{.CompareNote}}</p>{{end}}
 {{range .Runs}}
 <h2>{{.Heading}}</h2>
 {{if .Err}}<div class="err">{{.Err}}</div>{{end}}
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
+{{if .Verdict}}<pre class="verdict">{{range .Verdict}}{{.}}
+{{end}}</pre>{{end}}
 {{if .Rows}}<table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
