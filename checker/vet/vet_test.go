@@ -56,7 +56,11 @@ func courseConfig(t testing.TB) Config {
 	for _, name := range lessons.KitFiles() {
 		cfg.TestOnly["kit/"+name] = readFS(t, lessons.Kit, name)
 	}
+	cfg.API = map[string]LessonAPI{}
 	for _, l := range lessons.Default.All() {
+		for _, f := range l.Files {
+			cfg.API[f] = LessonAPI{Lesson: l.ID, Names: l.API}
+		}
 		hidden, err := fs.Glob(l.Hidden, "*_test.go")
 		if err != nil {
 			t.Fatal(err)
@@ -266,14 +270,14 @@ func gopark(`)
 		{name: "pointer converted to unsafe.Pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tvar x int\n\tlock = unsafe.Pointer(&x)")(park), want: []string{"unsafe:converts *int to unsafe.Pointer"}},
 		{name: "unsafe.Pointer converted without importing unsafe", file: "runq.go", src: at(putTail, "\tif mp := gp.m; mp != nil && mp.waitlock != nil {\n\t\t(*[64]uintptr)(mp.waitlock)[40] = 0\n\t}")(runq),
-			want: []string{"unsafe:converts unsafe.Pointer to *[64]uintptr"}},
+			want: []string{"api:uses g.m of the reference", "api:uses m.waitlock", "unsafe:converts unsafe.Pointer to *[64]uintptr", "api:uses m.waitlock"}},
 		{name: "unsafe.Pointer converted through a type parameter", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", `
 func cast[P unsafe.Pointer | *int](x P) *int { return (*int)(x) }
 
 func gopark(`)
 		}, want: []string{"unsafe:converts P to *int"}},
-		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"unsafe:converts unsafe.Pointer to uintptr"}},
+		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"api:uses g.m of the reference", "unsafe:converts unsafe.Pointer to uintptr", "api:uses g.m", "api:uses m.waitlock"}},
 		{name: "dot import of unsafe", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, edit(t, park(t), "\t\"unsafe\"\n", "\t\"unsafe\"\n\t. \"unsafe\"\n"), "\nfunc gopark(", "\nvar _ = Sizeof(0)\n\nfunc gopark(")
 		}, want: []string{`import:import . "unsafe" is not allowed`}},
