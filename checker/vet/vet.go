@@ -54,7 +54,8 @@ const MaxMessage = 1 << 10
 // Safe are the packages every lesson file may import, beside those the
 // reference's own file for the lesson imports (see the package comment for
 // why each is here).
-var Safe = []string{"errors", "fmt", "math", "math/bits", "slices", "sync", "sync/atomic", "time"}
+var Safe = []string{"bytes", "cmp", "container/heap", "container/list", "container/ring", "errors", "fmt", "iter", "maps",
+	"math", "math/bits", "math/rand/v2", "slices", "sort", "strconv", "strings", "sync", "sync/atomic", "time", "unicode", "unicode/utf8"}
 
 // never are packages (and the trees under them) no lesson file may import,
 // even if the reference's own file for the lesson does: they reach the
@@ -64,8 +65,10 @@ var never = []string{"C", "debug", "embed", "go", "internal", "io/fs", "io/iouti
 	"path/filepath", "plugin", "reflect", "runtime", "syscall", "testing", "unsafe", "vendor"}
 
 // loadAlso are packages whose API the allowed packages' API is made of
-// (slices: cmp and iter; fmt: io), loaded so that it is whole.
-var loadAlso = []string{"cmp", "io", "iter", "sort"}
+// (fmt, bytes, strings: io; strconv: internal/strconv, whose IntSize it
+// is), loaded so that it is whole. Loading is not allowing: a lesson file
+// imports none of these but through Safe.
+var loadAlso = []string{"internal/strconv", "io"}
 
 // A Problem is one rule a lesson file breaks.
 type Problem struct {

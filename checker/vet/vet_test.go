@@ -219,7 +219,7 @@ func init() {
 }
 
 func runqputtail(`)
-		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file (allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic, time): remove it`, "28:6:init:may not declare an init function"}},
+		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file (allowed: bytes, cmp, container/heap, container/list, container/ring, errors, fmt, iter, maps, math, math/bits, math/rand/v2, slices, sort, strconv, strings, sync, sync/atomic, time, unicode, unicode/utf8): remove it`, "28:6:init:may not declare an init function"}},
 		{name: "linkname to syscall.runtime_envs", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `_ "unsafe"`), "\nfunc runqputtail(", `
 //go:linkname runtime_envs syscall.runtime_envs
@@ -350,6 +350,40 @@ func runqputtail(`)
 		{name: "kata's names in comments and strings", file: "runq.go", src: at(putTail, "\t// kataVerdicts, //go:linkname\n\t_ = \"kataVerdicts //line x.go:1\"\n\t// +build is only read above the package clause")(runq)},
 		{name: "names like kata's", file: "runq.go", src: at(putTail, "\tkatana, kit, kitchen := 1, 2, 3\n\t_, _, _ = katana, kit, kitchen")(runq)},
 		{name: "a type switch", file: "runq.go", src: at(putTail, "\tswitch kitG := any(gp).(type) {\n\tcase *g:\n\t\t_ = kitG\n\t}")(runq)},
+
+		// The second red team's attacks, without unsafe (rules 8-10).
+		{name: "the controlled scheduler's hook set to nil", file: "runq.go", src: at(putTail, "\tinterleaveHook.Store(nil)\n\t_ = setInterleaveHook(nil)")(runq),
+			want: []string{"api:uses interleaveHook of the reference, which is not in lesson 01-ringbuffer's API", "api:uses setInterleaveHook"}},
+		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = pp.runqhead.v.Load()")(runq),
+			want: []string{"api:uses atomicUint32.v of the reference"}},
+		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\nfunc gopark(", "\nfunc (gp *g) String() string { return \"same\" }\n\nfunc gopark(")
+		}, want: []string{"ownership:declares the method g.String on g, a type the file does not declare: a lesson file may add methods only to its own types: declare a function instead"}},
+		{name: "the channel's sudogs", file: "runq.go", src: at(putTail, "\tvar sg sudog\n\tsg.g = gp\n\t_ = chanCell[int](gp)")(runq),
+			want: []string{"api:uses sudog of the reference", "api:uses sudog.g", "api:uses chanCell"}},
+		{name: "a struct of the file's own converted to a reference's", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype bare struct{ v atomic.Uint32 }\n\nfunc head(pp *p) uint32 { return (*bare)(&pp.runqhead).v.Load() }\n\nfunc runqputtail(")
+		}, want: []string{"api:converts *sched.atomicUint32 to *sched.bare, which reaches atomicUint32.v"}},
+		{name: "an interface that asks for a reference method", file: "runq.go", src: at(putTail, "\tif x, ok := any(pp.sched).(interface{ checkdead() }); ok {\n\t\tx.checkdead()\n\t}")(runq),
+			want: []string{"api:declares an interface method checkdead, the name of the reference's schedt.checkdead"}},
+		{name: "an unkeyed literal of a reference struct", file: "runq.go", src: at(putTail, "\t_ = gQueue{gp, gp, 1}\n\t_ = sysmontick{1, 2, 3, 4}")(runq),
+			want: []string{"api:uses sysmontick of the reference", "api:uses sysmontick.schedtick", "api:uses sysmontick.syscalltick", "api:uses sysmontick.schedwhen", "api:uses sysmontick.syscallwhen"}},
+		{name: "a name the kit declares", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc kitSeeds(n uint64) []uint64 { return nil }\n\nfunc runqputtail(")
+		}, want: []string{"collision:declares kitSeeds, a name kata's tests declare at package level"}},
+		{name: "helpers, a type of its own with methods, strconv in a message", file: "runq.go", src: func(t testing.TB) string {
+			src := withImports(t, runq(t), `"strconv"`, `"strings"`)
+			return edit(t, src, "\nfunc runqputtail(", `
+type ringIndex uint32
+
+func (i ringIndex) slot() uint32 { return uint32(i) % uint32(len(p{}.runq)) }
+
+func describe(pp *p, gp *g) string {
+	return strings.Join([]string{"g", strconv.FormatInt(gp.goid, 10), "slot", strconv.Itoa(int(ringIndex(pp.runqtail.Load()).slot()))}, " ")
+}
+
+func runqputtail(`)
+		}},
 
 		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
 		// compiler to say what is wrong.
