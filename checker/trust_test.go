@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -219,4 +220,29 @@ func crash() {
 		"TestPass":  {StatusFail, notRunPrefix + "an earlier test of this lesson was stopped"},
 		"TestFail":  {StatusFail, notRunPrefix + "an earlier test of this lesson was stopped"},
 	})
+}
+
+// TestSettleTakesTheEndsVerdict: a pass in the harness's report counts
+// only if the harness said so when the test ended. The report is written
+// after m.Run from the harness's memory, where a file that reaches memory
+// unsafely (the red team's sudogs) rewrote earlier failures to passes.
+func TestSettleTakesTheEndsVerdict(t *testing.T) {
+	rr := &runResult{
+		s:       &stream{tests: map[string]*outcome{}},
+		harness: &harnessReport{Honest: true, Verdicts: map[string]string{"TestA": "pass", "TestB": "pass", "TestC": "pass", "TestD": "fail"}},
+		ended:   map[string]string{"TestA": "pass", "TestB": "fail", "TestD": "fail"},
+	}
+	got := map[string]string{}
+	(&Checker{}).settle(rr, []string{"TestA", "TestB", "TestC", "TestD"}, nil, func(name, status, msg string, _ float64) {
+		got[name] = status + ": " + msg
+	})
+	want := map[string]string{
+		"TestA": StatusPass + ": ",
+		"TestB": StatusFail + ": " + verdictRewritten, // it failed, then its verdict was rewritten
+		"TestC": StatusFail + ": " + verdictRewritten, // its end was never sent
+		"TestD": StatusFail + ": failed",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("settled %v\nwant %v", got, want)
+	}
 }
