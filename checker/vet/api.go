@@ -329,7 +329,9 @@ func (c *fileCheck) ownership() {
 	for _, d := range c.f.Decls {
 		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
 			for _, s := range g.Specs {
-				own[s.(*ast.TypeSpec).Name.Name] = true
+				if ts := s.(*ast.TypeSpec); !ts.Assign.IsValid() {
+					own[ts.Name.Name] = true // an alias (type G2 = g) is another's type
+				}
 			}
 		}
 	}

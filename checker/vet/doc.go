@@ -140,6 +140,11 @@
 //     reference's values its API does not list (fmt reads them by
 //     reflection): reading them grades nothing, and the hidden tests
 //     compare values, never their printed forms.
+//   - Stop a lesson file from calling, through an interface of the
+//     standard library (fmt.Stringer, error, sync.Locker), a method of a
+//     reference value it holds that its API does not list: fmt calls
+//     String methods by itself. Such methods print or lock; none reaches
+//     the tests' controls.
 //   - Stop a lesson file from copying a whole value of a reference type it
 //     may name (*gp = g{}): what it can copy it can already reach.
 //   - See what a lesson file can reach at run time by a type assertion to

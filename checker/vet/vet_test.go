@@ -359,6 +359,9 @@ func runqputtail(`)
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", "\nfunc (gp *g) String() string { return \"same\" }\n\nfunc gopark(")
 		}, want: []string{"ownership:declares the method g.String on g, a type the file does not declare: a lesson file may add methods only to its own types: declare a function instead"}},
+		{name: "a String method through an alias", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\nfunc gopark(", "\ntype shown = WaitingG\n\nfunc (w shown) String() string { return \"same\" }\n\nfunc gopark(")
+		}, want: []string{"api:uses WaitingG of the reference", "ownership:declares the method shown.String on shown"}},
 		{name: "the channel's sudogs", file: "runq.go", src: at(putTail, "\tvar sg sudog\n\tsg.g = gp\n\t_ = chanCell[int](gp)")(runq),
 			want: []string{"api:uses sudog of the reference", "api:uses sudog.g", "api:uses chanCell"}},
 		{name: "a struct of the file's own converted to a reference's", file: "runq.go", src: func(t testing.TB) string {
