@@ -239,14 +239,14 @@ func (c *fileCheck) api(n *apiNamer) {
 		return
 	}
 	lapi, ok := c.v.api[c.name]
-	where := "lesson " + lapi.Lesson + "'s API (lessons/" + lapi.Lesson + "/api.txt)"
+	where, fix := "lesson "+lapi.Lesson+"'s API", "use only the names kata task "+lapi.Lesson[:min(2, len(lapi.Lesson))]+" lists and your own declarations"
 	if !ok {
-		where = "the API of any lesson (no lesson lists one for " + c.name + ")"
+		where, fix = "any lesson's API", "no lesson lists an API for "+c.name
 	}
 	allowed := func(name string) bool { _, ok := slices.BinarySearch(lapi.Names, name); return ok }
 	for _, u := range apiUses(c.f, c.info, n, c.inFile) {
 		if !allowed(u.name) {
-			c.report(u.pos, RuleAPI, "uses %s of the reference, which is not in %s: a lesson file may use only the names its lesson lists and its own; write what you need yourself", displayAPI(u.name), where)
+			c.report(u.pos, RuleAPI, "uses %s, which is not in %s: %s", displayAPI(u.name), where, fix)
 		}
 	}
 	c.structConversions(n, allowed, where)
@@ -262,7 +262,7 @@ func (c *fileCheck) api(n *apiNamer) {
 		}
 		for _, ref := range methods[fn.Name()] {
 			if !allowed(ref) {
-				c.report(id.Pos(), RuleAPI, "declares an interface method %s, the name of the reference's %s, which is not in %s: a type assertion to it would call that method: rename it", fn.Name(), ref, where)
+				c.report(id.Pos(), RuleAPI, "declares an interface method %s, as the reference's %s, not in %s (an assertion would call it): rename it", fn.Name(), ref, where)
 				break
 			}
 		}
@@ -293,7 +293,7 @@ func (c *fileCheck) structConversions(n *apiNamer, allowed func(string) bool, wh
 		for _, st := range []*types.Struct{from, to} {
 			for i := range st.NumFields() {
 				if name := n.name(st.Field(i), c.inFile); name != "" && !allowed(name) {
-					c.report(call.Pos(), RuleAPI, "converts %s to %s, which reaches %s of the reference, not in %s: a lesson file may not convert between struct types: use the fields the lesson lists",
+					c.report(call.Pos(), RuleAPI, "converts %s to %s, which reaches %s, not in %s: use the fields the lesson lists",
 						arg.Type, tv.Type, displayAPI(name), where)
 					return true
 				}
@@ -305,7 +305,7 @@ func (c *fileCheck) structConversions(n *apiNamer, allowed func(string) bool, wh
 
 func displayAPI(name string) string {
 	if strings.HasPrefix(name, "?") {
-		return strings.TrimPrefix(strings.TrimPrefix(name, "?"), ".") + " (a name local to the reference's code)"
+		return strings.TrimPrefix(strings.TrimPrefix(name, "?"), ".") + " (local to the reference's code)"
 	}
 	return name
 }

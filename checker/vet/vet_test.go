@@ -219,7 +219,7 @@ func init() {
 }
 
 func runqputtail(`)
-		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file (allowed: bytes, cmp, container/heap, container/list, container/ring, errors, fmt, iter, maps, math, math/bits, math/rand/v2, slices, sort, strconv, strings, sync, sync/atomic, time, unicode, unicode/utf8): remove it`, "28:6:init:may not declare an init function"}},
+		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`, "28:6:init:may not declare an init function"}},
 		{name: "linkname to syscall.runtime_envs", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `_ "unsafe"`), "\nfunc runqputtail(", `
 //go:linkname runtime_envs syscall.runtime_envs
@@ -270,14 +270,14 @@ func gopark(`)
 		{name: "pointer converted to unsafe.Pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tvar x int\n\tlock = unsafe.Pointer(&x)")(park), want: []string{"unsafe:converts *int to unsafe.Pointer"}},
 		{name: "unsafe.Pointer converted without importing unsafe", file: "runq.go", src: at(putTail, "\tif mp := gp.m; mp != nil && mp.waitlock != nil {\n\t\t(*[64]uintptr)(mp.waitlock)[40] = 0\n\t}")(runq),
-			want: []string{"api:uses g.m of the reference", "api:uses m.waitlock", "unsafe:converts unsafe.Pointer to *[64]uintptr", "api:uses m.waitlock"}},
+			want: []string{"api:uses g.m, which is not in", "api:uses m.waitlock", "unsafe:converts unsafe.Pointer to *[64]uintptr", "api:uses m.waitlock"}},
 		{name: "unsafe.Pointer converted through a type parameter", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", `
 func cast[P unsafe.Pointer | *int](x P) *int { return (*int)(x) }
 
 func gopark(`)
 		}, want: []string{"unsafe:converts P to *int"}},
-		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"api:uses g.m of the reference", "unsafe:converts unsafe.Pointer to uintptr", "api:uses g.m", "api:uses m.waitlock"}},
+		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"api:uses g.m, which is not in", "unsafe:converts unsafe.Pointer to uintptr", "api:uses g.m", "api:uses m.waitlock"}},
 		{name: "dot import of unsafe", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, edit(t, park(t), "\t\"unsafe\"\n", "\t\"unsafe\"\n\t. \"unsafe\"\n"), "\nfunc gopark(", "\nvar _ = Sizeof(0)\n\nfunc gopark(")
 		}, want: []string{`import:import . "unsafe" is not allowed`}},
@@ -353,24 +353,24 @@ func runqputtail(`)
 
 		// The second red team's attacks, without unsafe (rules 8-10).
 		{name: "the controlled scheduler's hook set to nil", file: "runq.go", src: at(putTail, "\tinterleaveHook.Store(nil)\n\t_ = setInterleaveHook(nil)")(runq),
-			want: []string{"api:uses interleaveHook of the reference, which is not in lesson 01-ringbuffer's API", "api:uses setInterleaveHook"}},
+			want: []string{"api:uses interleaveHook, which is not in lesson 01-ringbuffer's API: use only the names kata task 01 lists and your own declarations", "api:uses setInterleaveHook"}},
 		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = pp.runqhead.v.Load()")(runq),
-			want: []string{"api:uses atomicUint32.v of the reference"}},
+			want: []string{"api:uses atomicUint32.v, which is not in"}},
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", "\nfunc (gp *g) String() string { return \"same\" }\n\nfunc gopark(")
 		}, want: []string{"ownership:declares the method g.String on g, a type the file does not declare: a lesson file may add methods only to its own types: declare a function instead"}},
 		{name: "a String method through an alias", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", "\ntype shown = WaitingG\n\nfunc (w shown) String() string { return \"same\" }\n\nfunc gopark(")
-		}, want: []string{"api:uses WaitingG of the reference", "ownership:declares the method shown.String on shown"}},
+		}, want: []string{"api:uses WaitingG, which is not in", "ownership:declares the method shown.String on shown"}},
 		{name: "the channel's sudogs", file: "runq.go", src: at(putTail, "\tvar sg sudog\n\tsg.g = gp\n\t_ = chanCell[int](gp)")(runq),
-			want: []string{"api:uses sudog of the reference", "api:uses sudog.g", "api:uses chanCell"}},
+			want: []string{"api:uses sudog, which is not in", "api:uses sudog.g", "api:uses chanCell"}},
 		{name: "a struct of the file's own converted to a reference's", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype bare struct{ v atomic.Uint32 }\n\nfunc head(pp *p) uint32 { return (*bare)(&pp.runqhead).v.Load() }\n\nfunc runqputtail(")
 		}, want: []string{"api:converts *sched.atomicUint32 to *sched.bare, which reaches atomicUint32.v"}},
 		{name: "an interface that asks for a reference method", file: "runq.go", src: at(putTail, "\tif x, ok := any(pp.sched).(interface{ checkdead() }); ok {\n\t\tx.checkdead()\n\t}")(runq),
-			want: []string{"api:declares an interface method checkdead, the name of the reference's schedt.checkdead"}},
+			want: []string{"api:declares an interface method checkdead, as the reference's schedt.checkdead"}},
 		{name: "an unkeyed literal of a reference struct", file: "runq.go", src: at(putTail, "\t_ = gQueue{gp, gp, 1}\n\t_ = sysmontick{1, 2, 3, 4}")(runq),
-			want: []string{"api:uses sysmontick of the reference", "api:uses sysmontick.schedtick", "api:uses sysmontick.syscalltick", "api:uses sysmontick.schedwhen", "api:uses sysmontick.syscallwhen"}},
+			want: []string{"api:uses sysmontick, which is not in", "api:uses sysmontick.schedtick", "api:uses sysmontick.syscalltick", "api:uses sysmontick.schedwhen", "api:uses sysmontick.syscallwhen"}},
 		{name: "a name the kit declares", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc kitSeeds(n uint64) []uint64 { return nil }\n\nfunc runqputtail(")
 		}, want: []string{"collision:declares kitSeeds, a name kata's tests declare at package level"}},
