@@ -226,7 +226,7 @@ func init() {
 func runqputtail(`))
 			},
 			// Beneath the vetter: TestDefencesBeneathTheVetter (checker).
-			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file .* \(and 2 more problems\)$`)},
+			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file: .* \(and 2 more problems\)$`)},
 		{name: "infinite-loop", lesson: "03-globrunqget",
 			files: func(t testing.TB) map[string][]byte {
 				return one("globrunq.go", edit(t, ref(t, "globrunq.go"), "func (sched *schedt) globrunqget() *g {", "func (sched *schedt) globrunqget() *g {\n\tfor {\n\t}"))
@@ -290,7 +290,7 @@ func init() {
 func runqputtail(`))
 			},
 			// Beneath the vetter: TestDefencesBeneathTheVetter (checker).
-			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file .* \(and 1 more problem\)$`)},
+			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file: .* \(and 1 more problem\)$`)},
 
 		// What else the vetter refuses (issue #11), each a way to the
 		// harness's report or to its environment.
@@ -315,7 +315,7 @@ func init() {
 
 func runqputtail(`))
 			},
-			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file .* \(and 1 more problem\)$`)},
+			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file: .* \(and 1 more problem\)$`)},
 		{name: "linkname-runtime-envs", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
