@@ -173,7 +173,7 @@ func TestAPI(t *testing.T) {
 			continue
 		}
 		if got := lessons.APISection(string(old), lessons.APIGenerated); !slices.Equal(got, gen) {
-			t.Errorf("lessons/%s/api.txt is stale: its generated section is not what the reference's %s and the alternates use (run: go test ./lessons/all -run TestAPI -update, and review the diff)\nmissing: %v\nnot used: %v",
+			t.Errorf("lessons/%s/api.txt is stale: its generated section is not what the reference's %s, the alternates and the mutants use (run: go test ./lessons/all -run TestAPI -update, and review the diff)\nmissing: %v\nnot used: %v",
 				l.ID, strings.Join(l.Files, ", "), missing(gen, got), missing(got, gen))
 		}
 		if string(old) != apiFile(l, lessons.APISection(string(old), lessons.APIGenerated), string(old)) {
