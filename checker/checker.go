@@ -251,8 +251,16 @@ const notRunPrefix = "not run: "
 // run (a failure before it stopped a fail-fast run).
 const didNotRun = "did not run"
 
+// verdictRewritten is the message of a test the harness's report says
+// passed but whose end, as the harness sent it the moment the test
+// ended, did not: the report was written later, from the harness's
+// memory, which the code under test can reach by a memory-unsafe trick.
+const verdictRewritten = "the harness's report says this test passed, but when it ended the harness said it did not: the code under test changed the harness's memory after the test; no pass of this run can be trusted"
+
 // settle records the tests of a run that reached its end, from the
-// harness's report.
+// harness's report. A pass counts only if the harness also said so the
+// moment the test ended (rr.ended): a later corruption of the harness's
+// memory cannot turn an earlier failure into a pass.
 func (c *Checker) settle(rr *runResult, names []string, replace map[string]string, record func(name, status, msg string, elapsed float64)) {
 	h := rr.harness
 	if !h.Honest {
@@ -275,6 +283,10 @@ func (c *Checker) settle(rr *runResult, names []string, replace map[string]strin
 		}
 		switch h.Verdicts[name] {
 		case "pass":
+			if ended, ok := rr.ended[name]; !ok || ended != "pass" {
+				record(name, StatusFail, verdictRewritten, elapsed)
+				continue
+			}
 			record(name, StatusPass, "", elapsed)
 		case "fail":
 			record(name, StatusFail, message(o, "failed"), elapsed)

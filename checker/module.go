@@ -218,5 +218,10 @@ func (c *Checker) Fingerprint() string {
 	fmt.Fprintf(h, "module %s\nrace %v\noutput %d\nmemory %d\ntimeouts %d\nisolate %v\nharness %d\nsandbox %v\n",
 		c.mod.sum, !c.opts.NoRace, c.opts.MaxOutput, c.opts.MaxMemory, c.opts.MaxTimeouts, c.opts.Isolate, harnessVersion, sandboxed())
 	fmt.Fprintf(h, "vet %d\n", vet.Version) // files a rule refuses score nothing: a new rule, a new grade
+	for _, l := range c.reg.All() {
+		// What each lesson's files may use is a rule too (vet rule 8).
+		fmt.Fprintf(h, "api %s %q\n", l.ID, l.API)
+	}
+	fmt.Fprintf(h, "ends 1\n") // a pass counts only if the test's end said so (settle)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -241,5 +242,30 @@ func TestDeadlineEndsTheBudget(t *testing.T) {
 		if tr.Status == StatusPass || !strings.Contains(tr.Message, "time budget") {
 			t.Errorf("%s: %s %q, want a failure that says the lesson's time budget ran out", tr.Name, tr.Status, tr.Message)
 		}
+	}
+}
+
+// TestSettleTakesTheEndsVerdict: a pass in the harness's report counts
+// only if the harness said so when the test ended. The report is written
+// after m.Run from the harness's memory, where a file that reaches memory
+// unsafely (the red team's sudogs) rewrote earlier failures to passes.
+func TestSettleTakesTheEndsVerdict(t *testing.T) {
+	rr := &runResult{
+		s:       &stream{tests: map[string]*outcome{}},
+		harness: &harnessReport{Honest: true, Verdicts: map[string]string{"TestA": "pass", "TestB": "pass", "TestC": "pass", "TestD": "fail"}},
+		ended:   map[string]string{"TestA": "pass", "TestB": "fail", "TestD": "fail"},
+	}
+	got := map[string]string{}
+	(&Checker{}).settle(rr, []string{"TestA", "TestB", "TestC", "TestD"}, nil, func(name, status, msg string, _ float64) {
+		got[name] = status + ": " + msg
+	})
+	want := map[string]string{
+		"TestA": StatusPass + ": ",
+		"TestB": StatusFail + ": " + verdictRewritten, // it failed, then its verdict was rewritten
+		"TestC": StatusFail + ": " + verdictRewritten, // its end was never sent
+		"TestD": StatusFail + ": failed",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("settled %v\nwant %v", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gmp-kata/gmp-kata/checker/vet"
+	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
 // A learner's files are vetted before they are compiled (see package
@@ -56,6 +57,7 @@ func (c *Checker) vetter() (*vet.Remote, error) {
 				cfg.TestOnly[name] = data
 			}
 		}
+		cfg.API = lessonAPIs(c.reg)
 		lim := c.vet.limits
 		if lim.Memory == 0 {
 			lim.Memory = c.opts.MaxMemory
@@ -66,6 +68,18 @@ func (c *Checker) vetter() (*vet.Remote, error) {
 		}
 	})
 	return c.vet.v, c.vet.err
+}
+
+// lessonAPIs is what each lesson file may use of the reference (vet rule
+// 8), by the file's base name: its lesson's api.txt.
+func lessonAPIs(reg *lessons.Registry) map[string]vet.LessonAPI {
+	out := map[string]vet.LessonAPI{}
+	for _, l := range reg.All() {
+		for _, f := range l.Files {
+			out[f] = vet.LessonAPI{Lesson: l.ID, Names: l.API}
+		}
+	}
+	return out
 }
 
 // vetFirst vets the files a grade replaces the reference's with (r's

@@ -65,6 +65,12 @@ type Lesson struct {
 	// internal/quiz). There are at least three.
 	Quiz []quiz.Kind
 
+	// API is the lesson's api.txt (see ParseAPI): the names of the
+	// reference package a file of the lesson may use besides its own
+	// declarations, sorted. The vetter refuses a file that uses another
+	// (checker/vet, rule 8).
+	API []string
+
 	// Mutation is testdata/mutation.txt: the lesson's minimum mutation
 	// score and the machine-made mutants of its files (internal/mutate)
 	// that behave as the reference in every run, each with the reason

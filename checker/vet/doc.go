@@ -47,7 +47,33 @@
 //     may be one included), whether or not it imports unsafe: such a
 //     conversion reads and writes any memory, the harness's included.
 //     Passing an unsafe.Pointer on, as gopark does, is fine.
-//  8. Converts one of the course's atomics (a type the reference defines
+//  8. Uses, of the reference package, a name its lesson's API does not
+//     list (Config.API: lessons/NN-slug/api.txt). The API is what a
+//     correct file of the lesson needs: every package-level name, field
+//     and method the reference's own file for the lesson, the corpus's
+//     alternates and its mutants use (generated, with
+//     go test ./lessons/all -run TestAPI -update), and a reviewed section
+//     a human keeps. The file's own declarations are always allowed. A
+//     use is an identifier that refers to the name, an embedded field a
+//     selector goes through to reach a promoted field or method, and each
+//     field an unkeyed composite literal sets. Also refused, for the same
+//     reason: a conversion between two struct types one of which has a
+//     field outside the API (a struct type of the file's own with the
+//     reference's fields converts to the reference's, and its field names
+//     reach them all), and an interface method of the file's named as a
+//     method of the reference's outside the API (a type assertion would
+//     call it). So a lesson file cannot touch the tests' controls
+//     (interleaveHook: the red team stored nil in it, and the interleaving
+//     tests ran threads one after another), nor the channel's sudogs, whose
+//     elem reads and writes any memory.
+//  9. Declares a method on a type it does not declare (a String method
+//     on WaitingG made two printed values equal), unless the reference's
+//     own file for the lesson declares that method on that type: a lesson
+//     file declares a function instead.
+//  10. Declares at package level a name kata's tests declare (any lesson's
+//     hidden tests, their kit, the harness): the compiler would say only
+//     that it is redeclared.
+//  11. Converts one of the course's atomics (a type the reference defines
 //     on a sync/atomic type, such as atomicUint32) to another type, such
 //     as its sync/atomic type (RuleAtomic): in the hidden tests' build
 //     every operation of the course's atomics is a scheduling point of
@@ -85,9 +111,19 @@
 //     What it prints goes to the test binary's output, which grades
 //     nothing (see the harness).
 //   - errors: an error value for a panic.
+//   - strconv, strings, bytes, unicode, unicode/utf8: building and
+//     reading strings for messages (issue 19: a park.go that imported
+//     strconv for a throw message scored 0). bytes and strings read and
+//     write only the io.Readers and io.Writers they are given.
 //   - math, math/bits: constants and bit tricks (masks, lengths) for
 //     rings and counters.
-//   - slices: searching and sorting the learner's own slices.
+//   - math/rand/v2: a learner's own shuffle or random victim; it draws
+//     from the runtime's generator or a seeded source, and reaches
+//     nothing else.
+//   - slices, maps, sort, cmp, iter: searching, sorting and iterating the
+//     learner's own collections.
+//   - container/list, container/heap, container/ring: the learner's own
+//     queues and heaps (a timer heap, a FIFO of Gs).
 //   - time: durations; and a learner who reads the real clock where the
 //     scheduler's injected one is meant makes a mistake the tests must
 //     catch (lesson 04 has that mutant), not one the vetter should hide.
@@ -106,9 +142,17 @@
 //     own functions that convert unsafe.Pointer with a pointer of the
 //     wrong kind. Grade code you do not trust in a sandbox (Appendix D of
 //     the book).
-//   - Stop a lesson file from adding methods to the reference's types (the
-//     lessons' own functions are such methods). A String method changes
-//     how the tests print a value, not how they compare one.
+//   - Stop a lesson file from reading, by fmt's %v, fields of the
+//     reference's values its API does not list (fmt reads them by
+//     reflection): reading them grades nothing, and the hidden tests
+//     compare values, never their printed forms.
+//   - Stop a lesson file from calling, through an interface of the
+//     standard library (fmt.Stringer, error, sync.Locker), a method of a
+//     reference value it holds that its API does not list: fmt calls
+//     String methods by itself. Such methods print or lock; none reaches
+//     the tests' controls.
+//   - Stop a lesson file from copying a whole value of a reference type it
+//     may name (*gp = g{}): what it can copy it can already reach.
 //   - See what a lesson file can reach at run time by a type assertion to
 //     an interface: a method a test file declares on a reference type (no
 //     hidden test declares one) could be called that way.

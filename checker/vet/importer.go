@@ -110,11 +110,43 @@ func (im *importer) check(path string) (*types.Package, error) {
 		if err != nil {
 			return nil, fmt.Errorf("vet: reading the standard library's %s: %w", path, err)
 		}
+		stripTables(f)
 		files = append(files, f)
 	}
 	conf := types.Config{Importer: im, Error: func(error) {}, IgnoreFuncBodies: true, FakeImportC: true, Sizes: im.sizes}
 	p, _ := conf.Check(path, im.fset, files, nil)
 	return p, nil
+}
+
+// stripTables drops the elements of the composite literals that
+// initialise f's package-level variables, where that does not change
+// their type (not [...]T{...}, whose length is its elements'): the API
+// is their types, and checking the elements was most of the time loading
+// unicode (its tables), strconv and math/rand/v2 took.
+func stripTables(f *ast.File) {
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			for _, v := range s.(*ast.ValueSpec).Values {
+				ast.Inspect(v, func(n ast.Node) bool {
+					lit, ok := n.(*ast.CompositeLit)
+					if !ok {
+						return true
+					}
+					if at, ok := lit.Type.(*ast.ArrayType); ok {
+						if _, ok := at.Len.(*ast.Ellipsis); ok {
+							return true // its length is its elements'
+						}
+					}
+					lit.Elts = nil
+					return false
+				})
+			}
+		}
+	}
 }
 
 // pathBase is the last element of an import path.

@@ -39,6 +39,9 @@ const (
 	RuleSyntax      = "syntax"      // go/parser reads it (see Problem.Unchecked)
 	RuleTypes       = "types"       // go/types accepts it (see Problem.Unchecked)
 	RuleGaveUp      = "gave-up"     // type-checked within a Remote's limits
+	RuleAPI         = "api"         // of the reference, only the lesson's API (Config.API)
+	RuleOwnership   = "ownership"   // methods only on the file's own types
+	RuleCollision   = "collision"   // no package-level name kata's tests declare
 )
 
 // MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
@@ -54,7 +57,8 @@ const MaxMessage = 1 << 10
 // Safe are the packages every lesson file may import, beside those the
 // reference's own file for the lesson imports (see the package comment for
 // why each is here).
-var Safe = []string{"errors", "fmt", "math", "math/bits", "slices", "sync", "sync/atomic", "time"}
+var Safe = []string{"bytes", "cmp", "container/heap", "container/list", "container/ring", "errors", "fmt", "iter", "maps",
+	"math", "math/bits", "math/rand/v2", "slices", "sort", "strconv", "strings", "sync", "sync/atomic", "time", "unicode", "unicode/utf8"}
 
 // never are packages (and the trees under them) no lesson file may import,
 // even if the reference's own file for the lesson does: they reach the
@@ -64,8 +68,10 @@ var never = []string{"C", "debug", "embed", "go", "internal", "io/fs", "io/iouti
 	"path/filepath", "plugin", "reflect", "runtime", "syscall", "testing", "unsafe", "vendor"}
 
 // loadAlso are packages whose API the allowed packages' API is made of
-// (slices: cmp and iter; fmt: io), loaded so that it is whole.
-var loadAlso = []string{"cmp", "io", "iter", "sort"}
+// (fmt, bytes, strings: io; strconv: internal/strconv, whose IntSize it
+// is), loaded so that it is whole. Loading is not allowing: a lesson file
+// imports none of these but through Safe.
+var loadAlso = []string{"internal/strconv", "io"}
 
 // A Problem is one rule a lesson file breaks.
 type Problem struct {
@@ -104,6 +110,11 @@ type Config struct {
 	// GOROOT is where the standard library's sources are; "": the go
 	// command's.
 	GOROOT string
+	// API holds, by the base name of a lesson file, what of the reference
+	// it may use (rule 8). nil: rule 8 is not applied (for tests of the
+	// other rules); otherwise a file it does not list may use nothing of
+	// the reference but the file's own declarations.
+	API map[string]LessonAPI
 }
 
 // AddReference adds a file of the reference package, by base name, as
@@ -145,6 +156,7 @@ type Vetter struct {
 	testOnly    map[string]bool // package-level names of the test-only files
 	testMethods map[string]bool // methods they declare on the reference's types
 	atomics     map[string]bool // the reference's types defined on a sync/atomic type
+	api         map[string]LessonAPI
 }
 
 // New parses the reference and the test-only files, and loads the
@@ -152,6 +164,13 @@ type Vetter struct {
 func New(cfg Config) (*Vetter, error) {
 	v := &Vetter{fset: token.NewFileSet(), ref: map[string]*ast.File{}, refImports: map[string][]string{},
 		testOnly: map[string]bool{}, testMethods: map[string]bool{}, atomics: map[string]bool{}}
+	if cfg.API != nil {
+		v.api = map[string]LessonAPI{}
+		for name, a := range cfg.API {
+			a.Names = slices.Sorted(slices.Values(a.Names))
+			v.api[name] = a
+		}
+	}
 	v.sizes = types.SizesFor("gc", runtime.GOARCH)
 	load := map[string]bool{}
 	for _, p := range append(slices.Clone(Safe), loadAlso...) {
@@ -453,28 +472,16 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 				c.inits()
 				c.directives()
 				c.predeclared()
+				c.ownership()
+				c.collisions()
 				out = append(out, c.problems...)
 			}
 		}
 		return settle(out), nil
 	}
 
-	var pkgFiles []*ast.File
-	for _, name := range v.refNames {
-		if f, ok := learner[name]; ok {
-			pkgFiles = append(pkgFiles, f)
-		} else {
-			pkgFiles = append(pkgFiles, v.ref[name])
-		}
-	}
-	info := &types.Info{
-		Types: map[ast.Expr]types.TypeAndValue{},
-		Defs:  map[*ast.Ident]types.Object{},
-		Uses:  map[*ast.Ident]types.Object{},
-	}
-	var errs []types.Error
-	conf := v.config(&errs)
-	_, _ = conf.Check(v.pkgName, v.fset, pkgFiles, info)
+	pkg, info, errs := v.check(learner)
+	namer := newAPINamer(pkg)
 
 	for _, name := range names {
 		c := &fileCheck{v: v, name: name, f: learner[name], info: info}
@@ -486,12 +493,38 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.initializers()
 		c.unsafe()
 		c.atomicConversions()
+		c.api(namer)
+		c.ownership()
+		c.collisions()
 		out = append(out, c.problems...)
 	}
 	if p, ok := v.typesProblem(names, errs); ok && len(out) == 0 {
 		out = append(out, p)
 	}
 	return settle(out), nil
+}
+
+// check type-checks the reference package with the learner's files in
+// place of the reference's of the same names.
+func (v *Vetter) check(learner map[string]*ast.File) (*types.Package, *types.Info, []types.Error) {
+	var pkgFiles []*ast.File
+	for _, name := range v.refNames {
+		if f, ok := learner[name]; ok {
+			pkgFiles = append(pkgFiles, f)
+		} else {
+			pkgFiles = append(pkgFiles, v.ref[name])
+		}
+	}
+	info := &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}
+	var errs []types.Error
+	conf := v.config(&errs)
+	pkg, _ := conf.Check(v.pkgName, v.fset, pkgFiles, info)
+	return pkg, info, errs
 }
 
 // settle sorts problems by file and position, and drops those that only

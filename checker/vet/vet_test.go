@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"go/types"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -58,7 +60,11 @@ func courseConfig(t testing.TB) Config {
 	for _, name := range lessons.KitFiles() {
 		cfg.TestOnly["kit/"+name] = readFS(t, lessons.Kit, name)
 	}
+	cfg.API = map[string]LessonAPI{}
 	for _, l := range lessons.Default.All() {
+		for _, f := range l.Files {
+			cfg.API[f] = LessonAPI{Lesson: l.ID, Names: l.API}
+		}
 		hidden, err := fs.Glob(l.Hidden, "*_test.go")
 		if err != nil {
 			t.Fatal(err)
@@ -217,7 +223,7 @@ func init() {
 }
 
 func runqputtail(`)
-		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file (allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic, time): remove it`, "28:6:init:may not declare an init function"}},
+		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`, "28:6:init:may not declare an init function"}},
 		{name: "linkname to syscall.runtime_envs", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `_ "unsafe"`), "\nfunc runqputtail(", `
 //go:linkname runtime_envs syscall.runtime_envs
@@ -267,20 +273,20 @@ func gopark(`)
 			want: []string{"24:6:atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32, past the scheduling point"}},
 		{name: "a generic atomic converted", file: "runq.go", src: at(putTail, "\tnext := (*atomic.Pointer[g])(&pp.runnext)\n\tnext.Store(nil)")(runq),
 			want: []string{"24:10:atomic:converts &pp.runnext (*sched.atomicPointer[sched.g]) to *sync/atomic.Pointer[sched.g]"}},
-		{name: "atomics used through their methods", file: "runq.go", src: at(putTail, "\thead := (*atomicUint32)(&pp.runqhead)\n\t_ = head.Load()\n\tschedPoint()")(runq)},
+		{name: "atomics used through their methods", file: "runq.go", src: at(putTail, "\thead := &pp.runqhead\n\t_ = head.Load()")(runq)},
 		{name: "unsafe.Pointer converted to a pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tmem := (*[1 << 20]byte)(lock)\n\tmem[4096] = 1")(park), want: []string{"unsafe:converts unsafe.Pointer to *[1048576]byte: a lesson file may pass unsafe.Pointer values on, never convert them"}},
 		{name: "pointer converted to unsafe.Pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tvar x int\n\tlock = unsafe.Pointer(&x)")(park), want: []string{"unsafe:converts *int to unsafe.Pointer"}},
 		{name: "unsafe.Pointer converted without importing unsafe", file: "runq.go", src: at(putTail, "\tif mp := gp.m; mp != nil && mp.waitlock != nil {\n\t\t(*[64]uintptr)(mp.waitlock)[40] = 0\n\t}")(runq),
-			want: []string{"unsafe:converts unsafe.Pointer to *[64]uintptr"}},
+			want: []string{"api:uses g.m, which is not in", "api:uses m.waitlock", "unsafe:converts unsafe.Pointer to *[64]uintptr", "api:uses m.waitlock"}},
 		{name: "unsafe.Pointer converted through a type parameter", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", `
 func cast[P unsafe.Pointer | *int](x P) *int { return (*int)(x) }
 
 func gopark(`)
 		}, want: []string{"unsafe:converts P to *int"}},
-		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"unsafe:converts unsafe.Pointer to uintptr"}},
+		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"api:uses g.m, which is not in", "unsafe:converts unsafe.Pointer to uintptr", "api:uses g.m", "api:uses m.waitlock"}},
 		{name: "dot import of unsafe", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, edit(t, park(t), "\t\"unsafe\"\n", "\t\"unsafe\"\n\t. \"unsafe\"\n"), "\nfunc gopark(", "\nvar _ = Sizeof(0)\n\nfunc gopark(")
 		}, want: []string{`import:import . "unsafe" is not allowed`}},
@@ -353,6 +359,46 @@ func runqputtail(`)
 		{name: "kata's names in comments and strings", file: "runq.go", src: at(putTail, "\t// kataVerdicts, //go:linkname\n\t_ = \"kataVerdicts //line x.go:1\"\n\t// +build is only read above the package clause")(runq)},
 		{name: "names like kata's", file: "runq.go", src: at(putTail, "\tkatana, kit, kitchen := 1, 2, 3\n\t_, _, _ = katana, kit, kitchen")(runq)},
 		{name: "a type switch", file: "runq.go", src: at(putTail, "\tswitch kitG := any(gp).(type) {\n\tcase *g:\n\t\t_ = kitG\n\t}")(runq)},
+
+		// The second red team's attacks, without unsafe (rules 8-10).
+		{name: "the controlled scheduler's hook set to nil", file: "runq.go", src: at(putTail, "\tinterleaveHook.Store(nil)\n\t_ = setInterleaveHook(nil)")(runq),
+			// Both live only in the hidden tests' build (kata_interleave):
+			// to a lesson file, which is vetted against the other, they
+			// are the tests' own names.
+			want: []string{"test-only:refers to interleaveHook, which only kata's tests declare", "test-only:refers to setInterleaveHook"}},
+		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
+			want: []string{"atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32"}},
+		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\nfunc gopark(", "\nfunc (gp *g) String() string { return \"same\" }\n\nfunc gopark(")
+		}, want: []string{"ownership:declares the method g.String on g, a type the file does not declare: a lesson file may add methods only to its own types: declare a function instead"}},
+		{name: "a String method through an alias", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\nfunc gopark(", "\ntype shown = WaitingG\n\nfunc (w shown) String() string { return \"same\" }\n\nfunc gopark(")
+		}, want: []string{"api:uses WaitingG, which is not in", "ownership:declares the method shown.String on shown"}},
+		{name: "the channel's sudogs", file: "runq.go", src: at(putTail, "\tvar sg sudog\n\tsg.g = gp\n\t_ = chanCell[int](gp)")(runq),
+			want: []string{"api:uses sudog, which is not in", "api:uses sudog.g", "api:uses chanCell"}},
+		{name: "a struct of the file's own converted to a reference's", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype bare struct{ v atomic.Uint32 }\n\nfunc head(pp *p) uint32 { return (*bare)(&pp.runqhead).v.Load() }\n\nfunc runqputtail(")
+		}, want: []string{"atomic:converts &pp.runqhead (*sched.atomicUint32) to *sched.bare, past the scheduling point"}},
+		{name: "an interface that asks for a reference method", file: "runq.go", src: at(putTail, "\tif x, ok := any(pp.sched).(interface{ checkdead() }); ok {\n\t\tx.checkdead()\n\t}")(runq),
+			want: []string{"api:declares an interface method checkdead, as the reference's schedt.checkdead"}},
+		{name: "an unkeyed literal of a reference struct", file: "runq.go", src: at(putTail, "\t_ = gQueue{gp, gp, 1}\n\t_ = sysmontick{1, 2, 3, 4}")(runq),
+			want: []string{"api:uses sysmontick, which is not in", "api:uses sysmontick.schedtick", "api:uses sysmontick.syscalltick", "api:uses sysmontick.schedwhen", "api:uses sysmontick.syscallwhen"}},
+		{name: "a name the kit declares", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc kitSeeds(n uint64) []uint64 { return nil }\n\nfunc runqputtail(")
+		}, want: []string{"collision:declares kitSeeds, a name kata's tests declare at package level"}},
+		{name: "helpers, a type of its own with methods, strconv in a message", file: "runq.go", src: func(t testing.TB) string {
+			src := withImports(t, runq(t), `"strconv"`, `"strings"`)
+			return edit(t, src, "\nfunc runqputtail(", `
+type ringIndex uint32
+
+func (i ringIndex) slot() uint32 { return uint32(i) % uint32(len(p{}.runq)) }
+
+func describe(pp *p, gp *g) string {
+	return strings.Join([]string{"g", strconv.FormatInt(gp.goid, 10), "slot", strconv.Itoa(int(ringIndex(pp.runqtail.Load()).slot()))}, " ")
+}
+
+func runqputtail(`)
+		}},
 
 		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
 		// compiler to say what is wrong.
@@ -529,6 +575,34 @@ func BenchmarkVet(b *testing.B) {
 	for b.Loop() {
 		if _, err := v.Sources(src); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestStylesPass: right files of every lesson written in other styles
+// than the corpus's alternates (testdata/styles/NN-slug/NAME/FILE: helpers,
+// strconv in messages, labelled, range and three-clause loops, switches,
+// deferred unlocks, types of their own with methods) pass the vetter with
+// every rule, the lesson's API included. Each scored 100 in kata check
+// when it was written; they are kept here, not in the corpus, because
+// every alternate there is graded again by kata verify and the capstone.
+func TestStylesPass(t *testing.T) {
+	v := courseVetter(t)
+	files, err := filepath.Glob(filepath.Join("testdata", "styles", "*", "*", "*.go"))
+	if err != nil || len(files) < 8 {
+		t.Fatalf("%d style files (%v), want one per lesson at least", len(files), err)
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs, err := v.Sources(map[string][]byte{filepath.Base(p): data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range probs {
+			t.Errorf("%s: %s", p, pr)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func TestCheckShowsWhyAFileIsRefused(t *testing.T) {
 	assert.Contains(t, out, "FAIL 01-ringbuffer")
 	assert.Contains(t, out, "  0/100")
 	assert.Contains(t, out, "  Your code breaks a rule of lesson files, so kata did not compile it. Fix these first:\n"+
-		"    runq.go:4:2: import \"os\" is not allowed in a lesson file (allowed: errors, fmt, math, math/bits, slices, sync, sync/atomic, time): remove it\n"+
+		"    runq.go:4:2: import \"os\" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)\n"+
 		"    runq.go:8:6: a lesson file may not declare an init function")
 
 	out, _, code = kata(t, dir, "check", "--no-race", "--format", "json", "01")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +25,7 @@ func runTask(c *cli.Context) error {
 	w := c.App.Writer
 	fmt.Fprintln(w, strings.TrimSpace(l.Task))
 	fmt.Fprintln(w)
+	writeAPI(w, l.API)
 	todo := l.Prereqs
 	if ws, err := workspace.Find(c.String("workspace")); err == nil {
 		for _, f := range l.Files {
@@ -40,4 +42,22 @@ func runTask(c *cli.Context) error {
 		fmt.Fprintf(w, "Do first: %s\n", strings.Join(todo, ", "))
 	}
 	return nil
+}
+
+// writeAPI lists what a lesson file may use of the reference (the
+// lesson's api.txt), a few names a line.
+func writeAPI(w io.Writer, api []string) {
+	fmt.Fprintln(w, "This lesson's API (what your file may use of the rest of the scheduler, besides its own declarations):")
+	line := " "
+	for _, name := range api {
+		if len(line)+1+len(name) > 88 {
+			fmt.Fprintln(w, line)
+			line = " "
+		}
+		line += " " + name
+	}
+	if line != " " {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-//go:embed task.md chapter.md hints testdata
+//go:embed task.md chapter.md hints api.txt testdata
 var content embed.FS
 
 func init() {

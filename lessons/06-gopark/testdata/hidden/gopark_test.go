@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -208,7 +209,7 @@ func TestL06DeclinedParkRunsAgain(t *testing.T) {
 				probs.addf("after its unlockf returned false, G %d is %s (M's curg %s), want running on its M", gp.goid, gStatusString(s), kitID(mp.curg.Load()))
 				return
 			}
-			if next, ring := pp.runnext.Load(), l06ring(pp); next != nextBefore || fmt.Sprint(ring) != fmt.Sprint(ringBefore) {
+			if next, ring := pp.runnext.Load(), l06ring(pp); next != nextBefore || !slices.Equal(ring, ringBefore) {
 				probs.addf("after its unlockf returned false, G %d ran again, but its P's run queue changed: before the park, runnext was %s and the ring %v; after, runnext is %s and the ring %v. "+
 					"The declined G went through the run queue (runqput into runnext kicks the G waiting there to the ring's tail, behind the others, and a spinning M could steal the declined G meanwhile). "+
 					"park_m must hand the G straight back to execute (make it _Grunnable and return gp, true) and leave the run queue as it was",
@@ -320,7 +321,7 @@ func TestL06ReadyRunnext(t *testing.T) {
 	gp = l06waitingG(sched, 4)
 	l06call(t, "ready(G 4, next=false), G 4 parked in _Gwaiting,", func() { ready(mp, gp, false) })
 	l06settle(sched)
-	if next, ring := pp.runnext.Load(), l06ring(pp); l06gid(next) != 3 || fmt.Sprint(ring) != "[1 2 4]" {
+	if next, ring := pp.runnext.Load(), l06ring(pp); l06gid(next) != 3 || !slices.Equal(ring, []int64{1, 2, 4}) {
 		t.Fatalf("ready(G 4, next=false) on a P with runnext G 3 and ring [1 2] left runnext %s and ring %v; want runnext G 3 and ring [1 2 4]: with next=false the G goes on the tail%s", kitID(next), ring, kitHint(l06))
 	}
 	if s := readgstatus(gp); s != _Grunnable {
@@ -499,9 +500,21 @@ func TestL06DeadlockReported(t *testing.T) {
 		t.Fatalf("the deadlock error says %q, want it to start with %q", err.Error(), "all goroutines are asleep - deadlock!")
 	}
 	want := []WaitingG{{1, "chan send"}, {2, "chan receive"}, {3, "sync.Mutex.Lock"}, {4, "sync.WaitGroup.Wait"}, {5, "park"}}
-	if fmt.Sprint(de.Waiting) != fmt.Sprint(want) {
-		t.Fatalf("the deadlock lists the waiting Gs %v, want %v (ID and wait reason): gopark must record the reason it is given in gp.waitreason, and leave the G _Gwaiting%s", de.Waiting, want, kitHint(l06))
+	// Compared as values: a lesson file's String method on WaitingG (or a
+	// Format) would make their printed forms equal.
+	if !slices.Equal(de.Waiting, want) {
+		t.Fatalf("the deadlock lists the waiting Gs %s, want %s (ID and wait reason): gopark must record the reason it is given in gp.waitreason, and leave the G _Gwaiting%s", l06waiting(de.Waiting), l06waiting(want), kitHint(l06))
 	}
+}
+
+// l06waiting shows waiting Gs by their fields, whatever methods
+// WaitingG has.
+func l06waiting(ws []WaitingG) string {
+	var s []string
+	for _, w := range ws {
+		s = append(s, fmt.Sprintf("{%d %q}", w.ID, w.Reason))
+	}
+	return "[" + strings.Join(s, " ") + "]"
 }
 
 // TestL06Stress: channel ping-pong, a Mutex, a WaitGroup and a relay of

@@ -55,7 +55,7 @@ func (s l08snapshot) diff(o l08snapshot) string {
 		return fmt.Sprintf("gomaxprocs went from %d to %d", s.gmp, o.gmp)
 	case !slices.Equal(s.status, o.status):
 		return "the status of a P changed"
-	case fmt.Sprint(s.ring) != fmt.Sprint(o.ring) || !slices.Equal(s.runnext, o.runnext):
+	case !slices.EqualFunc(s.ring, o.ring, slices.Equal[[]int64]) || !slices.Equal(s.runnext, o.runnext):
 		return fmt.Sprintf("the Ps' run queues went from %v (runnext %v) to %v (runnext %v)", s.ring, s.runnext, o.ring, o.runnext)
 	case !slices.Equal(s.global, o.global):
 		return fmt.Sprintf("the global queue went from %v to %v", s.global, o.global)

@@ -171,7 +171,7 @@ func TestL08ShrinkMovesWorkToGlobalHead(t *testing.T) {
 	sched.lock.Unlock()
 	l08fill(sched, sched.allp[1], 0, 201, 3, 200)
 	l08resize(t, sched, 1)
-	if got := l08global(t, sched); fmt.Sprint(got) != "[200 201 202 203 901 902]" {
+	if got := l08global(t, sched); !slices.Equal(got, []int64{200, 201, 202, 203, 901, 902}) {
 		t.Fatalf("procresize(1) destroyed P 1 (runnext G 200, ring [201 202 203]) while the global queue held [901 902]; the global queue is now %s, want [200 201 202 203 901 902]: "+
 			"the destroyed P's Gs go onto the HEAD of the global queue, in front of what was there, in the order the P would have run them (runnext first, then the ring from head to tail)%s",
 			l08ids(got), kitHint(l08))
@@ -280,10 +280,10 @@ func TestL08ShrinkFreesGs(t *testing.T) {
 			t.Fatalf("after procresize(2), destroyed P %d still caches free Gs %v (n = %d): destroy must move them to the global free list (gfpurge)%s", pp.id, l08freeIDs(&pp.gFree.gList), pp.gFree.n, kitHint(l08))
 		}
 	}
-	if got := l08freeIDs(&sched.gFree.list); fmt.Sprint(got) != "[1 21 22 23 31 32]" || sched.gFree.n.Load() != 6 {
+	if got := l08freeIDs(&sched.gFree.list); !slices.Equal(got, []int64{1, 21, 22, 23, 31, 32}) || sched.gFree.n.Load() != 6 {
 		t.Fatalf("after procresize(2), the global free list holds %v (n = %d); want [1 21 22 23 31 32] (n = 6): the free Gs of P 2 and P 3 join it", got, sched.gFree.n.Load())
 	}
-	if got := l08freeIDs(&p1.gFree.gList); fmt.Sprint(got) != "[11 12]" || p1.gFree.n != 2 {
+	if got := l08freeIDs(&p1.gFree.gList); !slices.Equal(got, []int64{11, 12}) || p1.gFree.n != 2 {
 		t.Fatalf("after procresize(2), surviving P 1 caches free Gs %v (n = %d); want [11 12] (n = 2), untouched", got, p1.gFree.n)
 	}
 }
@@ -394,7 +394,7 @@ func TestL08SurvivorsGetAnM(t *testing.T) {
 		ids = append(ids, pp.id)
 	}
 	slices.Sort(ids)
-	if fmt.Sprint(ids) != "[1 2 3]" {
+	if !slices.Equal(ids, []int32{1, 2, 3}) {
 		t.Fatalf("%s, the Ps returned as having work are %v; want P 1, P 2 and P 3, each once (P 0 is empty, P 4 is gone)%s", what, ids, kitHint(l08))
 	}
 	if p1.m.Load() != mb {

@@ -44,7 +44,7 @@ func (sched *schedt) globrunqputbatch(batch *gQueue) {
 // globrunqget takes the head of the global run queue, or nil.
 func (sched *schedt) globrunqget() *g {
 	sched.assertLockHeld("globrunqget")
-	gp, _ := sched.globrunqcut(1)
+	gp, _ := globrunqcut(sched, 1)
 	return gp
 }
 
@@ -59,12 +59,12 @@ func (sched *schedt) globrunqgetbatch(n int32) (*g, gQueue) {
 	if take > n {
 		take = n
 	}
-	return sched.globrunqcut(take)
+	return globrunqcut(sched, take)
 }
 
 // globrunqcut cuts the first k Gs off the global queue: the first is
 // returned alone, the others as a queue.
-func (sched *schedt) globrunqcut(k int32) (gp *g, rest gQueue) {
+func globrunqcut(sched *schedt, k int32) (gp *g, rest gQueue) {
 	q := &sched.runq
 	if k <= 0 || q.head == nil {
 		return nil, rest

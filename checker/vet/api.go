@@ -1,0 +1,429 @@
+package vet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+)
+
+// A LessonAPI is what a lesson file may use of the reference package
+// (rule 8): the names its lesson lists, besides the file's own
+// declarations. Names are as API names them: a package-level name (runqget,
+// g, sched), or a type's field or method (g.goid, gQueue.push; a field of
+// an unnamed struct inside one: schedt.gFree.lock; of a package-level
+// variable of an unnamed struct type: sched.lock).
+type LessonAPI struct {
+	Lesson string   // the lesson's ID, for messages: 01-ringbuffer
+	Names  []string // sorted
+}
+
+// apiNamer names the reference package's objects as a LessonAPI does, in
+// one type-checked package (the objects are new at each check).
+type apiNamer struct {
+	pkg    *types.Package
+	fields map[*types.Var]string  // every field of the package's types, by its name
+	ifaces map[*types.Func]string // the methods of its named interfaces
+}
+
+func newAPINamer(pkg *types.Package) *apiNamer {
+	n := &apiNamer{pkg: pkg, fields: map[*types.Var]string{}, ifaces: map[*types.Func]string{}}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		switch obj := scope.Lookup(name).(type) {
+		case *types.TypeName:
+			if obj.IsAlias() {
+				continue // its fields are named by the type it stands for
+			}
+			n.walk(name, obj.Type().Underlying(), 0)
+			if it, ok := obj.Type().Underlying().(*types.Interface); ok {
+				for i := range it.NumExplicitMethods() {
+					n.ifaces[it.ExplicitMethod(i)] = name + "." + it.ExplicitMethod(i).Name()
+				}
+			}
+		case *types.Var:
+			n.walk(name, obj.Type(), 0) // only an unnamed struct type gives fields
+		}
+	}
+	return n
+}
+
+// walk names the fields of t, an unnamed struct type (or one made of
+// it: an array, a pointer), prefix.field, and those of the unnamed structs
+// inside it prefix.field.inner.
+func (n *apiNamer) walk(prefix string, t types.Type, depth int) {
+	if depth > 8 {
+		return
+	}
+	switch t := t.(type) {
+	case *types.Struct:
+		for i := range t.NumFields() {
+			f := t.Field(i)
+			if _, ok := n.fields[f]; !ok {
+				n.fields[f] = prefix + "." + f.Name()
+				n.walk(prefix+"."+f.Name(), f.Type(), depth+1)
+			}
+		}
+	case *types.Pointer:
+		n.walk(prefix, t.Elem(), depth+1)
+	case *types.Array:
+		n.walk(prefix, t.Elem(), depth+1)
+	case *types.Slice:
+		n.walk(prefix, t.Elem(), depth+1)
+	}
+}
+
+// name is obj's API name, if obj is of the reference package and declared
+// outside the files being vetted (inFile says whether a position is in
+// one of them): "" if it is not the reference's, or the file's own.
+func (n *apiNamer) name(obj types.Object, inFile func(token.Pos) bool) string {
+	if obj == nil || obj.Pkg() != n.pkg || inFile(obj.Pos()) {
+		return ""
+	}
+	switch o := obj.(type) {
+	case *types.Var:
+		o = o.Origin()
+		if !o.IsField() {
+			if n.pkg.Scope().Lookup(o.Name()) == o {
+				return o.Name()
+			}
+			return "?" + o.Name() // a local of the reference's: not reachable by name
+		}
+		if name, ok := n.fields[o]; ok {
+			return name
+		}
+		return "?." + o.Name() // a field of a struct type declared in a function
+	case *types.Func:
+		o = o.Origin()
+		if name, ok := n.ifaces[o]; ok {
+			return name
+		}
+		sig, _ := o.Type().(*types.Signature)
+		if sig == nil || sig.Recv() == nil {
+			return o.Name()
+		}
+		if base := namedBase(sig.Recv().Type()); base != "" {
+			return base + "." + o.Name()
+		}
+		return "?." + o.Name()
+	case *types.PkgName, *types.Label:
+		return ""
+	}
+	if obj.Parent() == n.pkg.Scope() {
+		return obj.Name() // a type, a constant
+	}
+	return "?" + obj.Name() // a type parameter or a local type of the reference's
+}
+
+// namedBase is the name of the defined type t is, or points to.
+func namedBase(t types.Type) string {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if nt, ok := types.Unalias(t).(*types.Named); ok {
+		return nt.Origin().Obj().Name()
+	}
+	return ""
+}
+
+// An apiUse is one use of a name of the reference's API.
+type apiUse struct {
+	pos  token.Pos
+	name string
+}
+
+// apiUses lists every use file f makes of the reference's API: the
+// package-level names, fields and methods it refers to, those a selector
+// goes through to reach a promoted field or method, and the fields an
+// unkeyed composite literal sets.
+func apiUses(f *ast.File, info *types.Info, n *apiNamer, inFile func(token.Pos) bool) []apiUse {
+	var out []apiUse
+	add := func(pos token.Pos, obj types.Object) {
+		if name := n.name(obj, inFile); name != "" {
+			out = append(out, apiUse{pos, name})
+		}
+	}
+	ast.Inspect(f, func(node ast.Node) bool {
+		switch x := node.(type) {
+		case *ast.Ident:
+			add(x.Pos(), info.Uses[x])
+		case *ast.SelectorExpr:
+			if sel, ok := info.Selections[x]; ok {
+				for _, field := range embeddedPath(sel) {
+					add(x.Sel.Pos(), field)
+				}
+			}
+		case *ast.CompositeLit:
+			if len(x.Elts) == 0 || isKeyed(x) {
+				break
+			}
+			if st, ok := underStruct(info.Types[x].Type); ok {
+				for i := range min(st.NumFields(), len(x.Elts)) {
+					add(x.Elts[i].Pos(), st.Field(i))
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// embeddedPath is the embedded fields a selection goes through, before
+// the field or method it selects.
+func embeddedPath(sel *types.Selection) []*types.Var {
+	idx := sel.Index()
+	t := sel.Recv()
+	var out []*types.Var
+	for _, i := range idx[:len(idx)-1] {
+		st, ok := underStruct(t)
+		if !ok || i >= st.NumFields() {
+			break
+		}
+		out = append(out, st.Field(i))
+		t = st.Field(i).Type()
+	}
+	return out
+}
+
+func underStruct(t types.Type) (*types.Struct, bool) {
+	if t == nil {
+		return nil, false
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	return st, ok
+}
+
+func isKeyed(lit *ast.CompositeLit) bool {
+	_, ok := lit.Elts[0].(*ast.KeyValueExpr)
+	return ok
+}
+
+// methodNames is the names of every method the reference's types declare,
+// with the API names of each (an interface of a lesson file that asks for
+// one reaches it by a type assertion).
+func (n *apiNamer) methodNames(inFile func(token.Pos) bool) map[string][]string {
+	out := map[string][]string{}
+	scope := n.pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || inFile(tn.Pos()) {
+			continue
+		}
+		if nt, ok := types.Unalias(tn.Type()).(*types.Named); ok {
+			for i := range nt.NumMethods() {
+				m := nt.Method(i)
+				out[m.Name()] = append(out[m.Name()], name+"."+m.Name())
+			}
+		}
+	}
+	for f, name := range n.ifaces {
+		if !inFile(f.Pos()) {
+			out[f.Name()] = append(out[f.Name()], name)
+		}
+	}
+	return out
+}
+
+// api: rule 8, a lesson file uses of the reference only its lesson's API
+// (or its own declarations). It also refuses an interface method of the
+// file's that is named as a method of the reference's outside the API: a
+// type assertion to that interface would call it.
+func (c *fileCheck) api(n *apiNamer) {
+	if c.v.api == nil {
+		return
+	}
+	lapi, ok := c.v.api[c.name]
+	where, fix := "lesson "+lapi.Lesson+"'s API", "use only the names kata task "+lapi.Lesson[:min(2, len(lapi.Lesson))]+" lists and your own declarations"
+	if !ok {
+		where, fix = "any lesson's API", "no lesson lists an API for "+c.name
+	}
+	allowed := func(name string) bool { _, ok := slices.BinarySearch(lapi.Names, name); return ok }
+	for _, u := range apiUses(c.f, c.info, n, c.inFile) {
+		if !allowed(u.name) {
+			c.report(u.pos, RuleAPI, "uses %s, which is not in %s: %s", displayAPI(u.name), where, fix)
+		}
+	}
+	c.structConversions(n, allowed, where)
+	methods := n.methodNames(c.inFile)
+	for id, obj := range c.info.Defs {
+		fn, ok := obj.(*types.Func)
+		if !ok || !c.inFile(id.Pos()) {
+			continue
+		}
+		sig := fn.Type().(*types.Signature)
+		if sig.Recv() == nil || !types.IsInterface(sig.Recv().Type()) {
+			continue
+		}
+		for _, ref := range methods[fn.Name()] {
+			if !allowed(ref) {
+				c.report(id.Pos(), RuleAPI, "declares an interface method %s, as the reference's %s, not in %s (an assertion would call it): rename it", fn.Name(), ref, where)
+				break
+			}
+		}
+	}
+}
+
+// structConversions refuses a conversion between two struct types (or
+// pointers to them) one of which has a field of the reference's outside
+// the API: a struct type of the file's own with the same fields, in the
+// same package, converts to and from the reference's, and its field
+// names would reach every field of the reference's.
+func (c *fileCheck) structConversions(n *apiNamer, allowed func(string) bool, where string) {
+	ast.Inspect(c.f, func(node ast.Node) bool {
+		call, ok := node.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return true
+		}
+		tv, ok := c.info.Types[call.Fun]
+		arg, ok2 := c.info.Types[call.Args[0]]
+		if !ok || !ok2 || !tv.IsType() || arg.Type == nil || types.Identical(tv.Type, arg.Type) {
+			return true
+		}
+		from, okFrom := underStruct(arg.Type)
+		to, okTo := underStruct(tv.Type)
+		if !okFrom || !okTo {
+			return true // not between struct types: to an interface, say
+		}
+		for _, st := range []*types.Struct{from, to} {
+			for i := range st.NumFields() {
+				if name := n.name(st.Field(i), c.inFile); name != "" && !allowed(name) {
+					c.report(call.Pos(), RuleAPI, "converts %s to %s, which reaches %s, not in %s: use the fields the lesson lists",
+						arg.Type, tv.Type, displayAPI(name), where)
+					return true
+				}
+			}
+		}
+		return true
+	})
+}
+
+func displayAPI(name string) string {
+	if strings.HasPrefix(name, "?") {
+		return strings.TrimPrefix(strings.TrimPrefix(name, "?"), ".") + " (local to the reference's code)"
+	}
+	return name
+}
+
+// inFile reports whether pos is in the file c checks.
+func (c *fileCheck) inFile(pos token.Pos) bool {
+	return pos.IsValid() && pos >= token.Pos(c.v.fset.File(c.f.Pos()).Base()) && c.v.fset.File(pos) == c.v.fset.File(c.f.Pos())
+}
+
+// ownership: rule 9, a lesson file declares methods only on the types it
+// declares, and those the reference's own file for the lesson declares on
+// other types (by name).
+func (c *fileCheck) ownership() {
+	refMethods := map[string]bool{}
+	for _, d := range c.v.ref[c.name].Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && len(fn.Recv.List) > 0 {
+			refMethods[recvBase(fn.Recv.List[0].Type)+"."+fn.Name.Name] = true
+		}
+	}
+	own := map[string]bool{}
+	for _, d := range c.f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			for _, s := range g.Specs {
+				if ts := s.(*ast.TypeSpec); !ts.Assign.IsValid() {
+					own[ts.Name.Name] = true // an alias (type G2 = g) is another's type
+				}
+			}
+		}
+	}
+	for _, d := range c.f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil || len(fn.Recv.List) == 0 {
+			continue
+		}
+		base := recvBase(fn.Recv.List[0].Type)
+		if own[base] || refMethods[base+"."+fn.Name.Name] {
+			continue
+		}
+		c.report(fn.Name.Pos(), RuleOwnership, "declares the method %s.%s on %s, a type the file does not declare: a lesson file may add methods only to its own types: declare a function instead (func %s(x *%s, ...))",
+			base, fn.Name.Name, base, fn.Name.Name, base)
+	}
+}
+
+// collisions: rule 10, no package-level name of the file's is one kata's
+// tests declare (the hidden tests of any lesson, their kit, the harness).
+func (c *fileCheck) collisions() {
+	check := func(id *ast.Ident) {
+		if id.Name != "_" && c.v.testOnly[id.Name] && types.Universe.Lookup(id.Name) == nil {
+			c.report(id.Pos(), RuleCollision, "declares %s, a name kata's tests declare at package level (the graded package holds both, and the compiler would say it is redeclared): rename it", id.Name)
+		}
+	}
+	for _, d := range c.f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				check(d.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.ValueSpec:
+					for _, id := range s.Names {
+						check(id)
+					}
+				case *ast.TypeSpec:
+					check(s.Name)
+				}
+			}
+		}
+	}
+}
+
+// APIUses is what a lesson file, in place of the reference's file name,
+// uses of the reference outside its own declarations, as LessonAPI names
+// it: sorted, each name once. The file must type-check (it is one of the
+// course's: the reference's own, or an alternate of the corpus). This is
+// how a lesson's API is made (lessons/all's TestAPI).
+func (v *Vetter) APIUses(name string, src []byte) ([]string, error) {
+	if _, ok := v.ref[name]; !ok {
+		return nil, fmt.Errorf("vet: %s is not a file of the reference", name)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	f, err := parser.ParseFile(v.fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, fmt.Errorf("vet: %w", err)
+	}
+	pkg, info, errs := v.check(map[string]*ast.File{name: f})
+	if p, ok := v.typesProblem([]string{name}, errs); ok {
+		return nil, fmt.Errorf("vet: %s", p)
+	}
+	c := &fileCheck{v: v, name: name, f: f, info: info}
+	var out []string
+	for _, u := range apiUses(f, info, newAPINamer(pkg), c.inFile) {
+		out = append(out, u.name)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// APINames is every name the reference's API has (what a LessonAPI can
+// list): its package-level names, and the fields and methods of its types.
+func (v *Vetter) APINames() map[string]bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	pkg, _, _ := v.check(nil)
+	n := newAPINamer(pkg)
+	out := map[string]bool{}
+	for _, name := range pkg.Scope().Names() {
+		out[name] = true
+	}
+	for _, name := range n.fields {
+		out[name] = true
+	}
+	for _, names := range n.methodNames(func(token.Pos) bool { return false }) {
+		for _, name := range names {
+			out[name] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+package all
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/checker/vet"
+	"github.com/gmp-kata/gmp-kata/lessons"
+)
+
+// apiHeader opens every lesson's api.txt.
+const apiHeader = `# The API of lesson %[1]s: what its file (%[2]s) may use of the reference
+# package (solutions/) besides what the file declares itself. The vetter
+# refuses a lesson file that uses any other name of the reference
+# (checker/vet, rule 8). One name a line: a package-level name (runqget,
+# g, sched), or a type's field or method (g.goid, gQueue.push).
+#
+# %[3]s is what the reference's %[2]s and the corpus's files use: the
+# alternates (right files), and the mutants (wrong ones: a plausible
+# mistake must fail the tests, not the vetter). Regenerate it with
+#   go test ./lessons/all -run TestAPI -update
+# which keeps %[4]s as it is. %[4]s is hand-edited: names a correct
+# file might reasonably reach for, each with its reason after a "#".
+# Never list the tests' controls (interleaveHook, setInterleaveHook,
+# schedPoint) nor channel internals (solutions/chan.go). A human reviews
+# every change to this file: it decides what a lesson file can touch.
+`
+
+// forbiddenAPI are names no lesson's reviewed section may add: the
+// controlled scheduler's hook, and every name solutions/chan.go declares
+// (a sudog's elem reads and writes any memory).
+func forbiddenAPI(t *testing.T) func(name string) bool {
+	t.Helper()
+	data, err := fs.ReadFile(gmpkata.Sources, "solutions/chan.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "chan.go", data, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]bool{"interleaveHook": true, "setInterleaveHook": true, "schedPoint": true}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			bad[d.Name.Name] = true
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					bad[s.Name.Name] = true
+				case *ast.ValueSpec:
+					for _, id := range s.Names {
+						bad[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return func(name string) bool {
+		base, _, _ := strings.Cut(name, ".")
+		return bad[base]
+	}
+}
+
+// referenceVetter is a vetter of the course's reference, for APIUses.
+func referenceVetter(t *testing.T) *vet.Vetter {
+	t.Helper()
+	cfg := vet.Config{Reference: map[string][]byte{}}
+	names, err := fs.Glob(gmpkata.Sources, "solutions/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := fs.ReadFile(gmpkata.Sources, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Reference[path.Base(name)] = data
+	}
+	v, err := vet.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// generatedAPI is what a lesson's file uses of the reference, in the
+// reference's own file and in every alternate and mutant of the corpus
+// (a mutant is a mistake a learner could make: it must fail the tests,
+// not the vetter).
+func generatedAPI(t *testing.T, v *vet.Vetter, l *lessons.Lesson) []string {
+	t.Helper()
+	var all []string
+	use := func(where, file string, data []byte) {
+		uses, err := v.APIUses(file, data)
+		if err != nil {
+			t.Fatalf("lesson %s, %s: %v", l.ID, where, err)
+		}
+		all = append(all, uses...)
+	}
+	refs := map[string][]byte{}
+	for _, file := range l.Files {
+		data, err := fs.ReadFile(gmpkata.Sources, "solutions/"+file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs[file] = data
+		use("the reference", file, data)
+		alts, err := fs.Glob(l.Alternates, "*/"+file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, alt := range alts {
+			data, err := fs.ReadFile(l.Alternates, alt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			use("alternate "+alt, file, data)
+		}
+	}
+	mutants, err := l.ReadMutants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mutants {
+		files, err := m.Apply(refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for file, data := range files {
+			use("mutant "+m.Name, file, data)
+		}
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// TestAPI fails when a lesson's api.txt is stale: its generated section
+// is not what the reference's file and the alternates use (so a name the
+// reference's file uses is missing), or its reviewed section lists a name
+// the reference does not have, one already generated, or one no lesson
+// may have. Run `go test ./lessons/all -run TestAPI -update` to rewrite
+// the generated sections, and review the diff.
+func TestAPI(t *testing.T) {
+	v := referenceVetter(t)
+	known := v.APINames()
+	forbidden := forbiddenAPI(t)
+	for _, l := range lessons.Default.All() {
+		p := filepath.Join("..", l.ID, "api.txt")
+		old, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := generatedAPI(t, v, l)
+		if *update {
+			if err := os.WriteFile(p, []byte(apiFile(l, gen, string(old))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if got := lessons.APISection(string(old), lessons.APIGenerated); !slices.Equal(got, gen) {
+			t.Errorf("lessons/%s/api.txt is stale: its generated section is not what the reference's %s, the alternates and the mutants use (run: go test ./lessons/all -run TestAPI -update, and review the diff)\nmissing: %v\nnot used: %v",
+				l.ID, strings.Join(l.Files, ", "), missing(gen, got), missing(got, gen))
+		}
+		if string(old) != apiFile(l, lessons.APISection(string(old), lessons.APIGenerated), string(old)) {
+			t.Errorf("lessons/%s/api.txt is not in its generated form (header, sorted sections): run go test ./lessons/all -run TestAPI -update", l.ID)
+		}
+		reviewed := lessons.APISection(string(old), lessons.APIReviewed)
+		if !slices.IsSorted(reviewed) {
+			t.Errorf("lessons/%s/api.txt: the reviewed section is not sorted", l.ID)
+		}
+		for _, name := range reviewed {
+			switch {
+			case !known[name]:
+				t.Errorf("lessons/%s/api.txt lists %s, which the reference does not declare", l.ID, name)
+			case slices.Contains(gen, name):
+				t.Errorf("lessons/%s/api.txt: %s is in both sections: remove it from the reviewed one", l.ID, name)
+			case forbidden(name):
+				t.Errorf("lessons/%s/api.txt lists %s, one of the tests' controls or channel internals, which no lesson file may use", l.ID, name)
+			}
+		}
+	}
+}
+
+// apiFile is a lesson's api.txt: the header, the generated names, and the
+// reviewed section of old as it is.
+func apiFile(l *lessons.Lesson, gen []string, old string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, apiHeader, l.ID, strings.Join(l.Files, ", "), lessons.APIGenerated, lessons.APIReviewed)
+	b.WriteString("\n" + lessons.APIGenerated + "\n")
+	for _, name := range gen {
+		b.WriteString(name + "\n")
+	}
+	b.WriteString("\n" + lessons.APIReviewed + "\n")
+	if _, rest, ok := strings.Cut(old, "\n"+lessons.APIReviewed+"\n"); ok {
+		b.WriteString(strings.TrimLeft(rest, "\n"))
+	}
+	return b.String()
+}
+
+// missing is what of want is not in have.
+func missing(want, have []string) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
