@@ -2,6 +2,7 @@ package longtest
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -21,25 +22,19 @@ func Enabled() bool {
 func Skip(t testing.TB, what string) {
 	t.Helper()
 	if !Enabled() {
-		t.Skip(skipMessage(topName(t), what))
+		t.Skip(skipMessage(runPattern(t.Name()), what))
 	}
 }
 
 func skipMessage(test, what string) string {
 	return "long test, not run: it " + what + ". Run it with " + Var + "=1 (CI does), e.g. " +
-		Var + "=1 go test -run '^" + test + "$' in this package"
+		Var + "=1 go test -run '" + test + "' in this package"
 }
 
-// topName is the name of t's top-level test, for the -run in Skip's
-// message.
-func topName(t testing.TB) string {
-	name := t.Name()
-	for i := range len(name) {
-		if name[i] == '/' {
-			return name[:i]
-		}
-	}
-	return name
+// runPattern is a -run pattern that matches the test named name and no
+// other: each part of the name anchored ("^TestX$/^alone$").
+func runPattern(name string) string {
+	return "^" + strings.ReplaceAll(name, "/", "$/^") + "$"
 }
 
 // Pick is normal in `go test ./...` and long with KATA_LONG=1: the size

@@ -28,8 +28,8 @@ func TestSkipSaysHow(t *testing.T) {
 		Skip(t, "soaks for a minute")
 		t.Error("Skip returned with the switch off")
 	})
-	msg := skipMessage(topName(t), "soaks for a minute")
-	for _, want := range []string{"it soaks for a minute", "KATA_LONG=1", "-run '^TestSkipSaysHow$'"} {
+	msg := skipMessage(runPattern(t.Name()+"/inner"), "soaks for a minute")
+	for _, want := range []string{"it soaks for a minute", "KATA_LONG=1", "-run '^TestSkipSaysHow$/^inner$'"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("skip message %q does not say %q", msg, want)
 		}
