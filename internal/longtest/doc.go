@@ -1,9 +1,8 @@
 // Package longtest is the course's one switch for its long tests.
 //
 // `go test ./...` runs every test that says whether the course works,
-// the self-check of every lesson against its whole corpus included, in a
-// few minutes on a small machine and within go test's default timeout.
-// The tests that only say it again at length (soaks, stress loops,
+// the self-check of every lesson against its whole corpus included. The
+// tests that only say it again at length (soaks, stress loops,
 // repeated runs, the big hostile and class corpora, the capstone of every
 // alternate) run when the environment has KATA_LONG=1, as CI does:
 //
