@@ -12,6 +12,7 @@ import (
 	"time"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/internal/longtest"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -193,8 +194,9 @@ func TestBenchInfiniteLoop(t *testing.T) {
 }
 
 // TestBenchEveryLesson: every lesson's benchmarks build and pass on the
-// reference, each with a /sched side and what it measures; and (skipped
-// under -short) Bench fails plainly on the lesson's skeleton.
+// reference, each with a /sched side and what it measures; and (with
+// KATA_LONG=1, package longtest) Bench fails plainly on the lesson's
+// skeleton.
 func TestBenchEveryLesson(t *testing.T) {
 	c := sharedChecker(t)
 	opts := BenchOptions{Count: 1, Benchtime: 10 * time.Millisecond, Timeout: 60 * time.Second}
@@ -225,7 +227,8 @@ func TestBenchEveryLesson(t *testing.T) {
 					t.Errorf("%s: /sched reported %v (%v), about %q: want a time and what one op is", bm.name, ns, ok, bm.about)
 				}
 			}
-			if testing.Short() {
+			if !longtest.Enabled() {
+				t.Logf("the skeleton's run of the benchmarks is a long test (TestBenchSkeleton makes lesson 01's in every run): %s=1 makes it here", longtest.Var)
 				return
 			}
 			skel := map[string]string{}

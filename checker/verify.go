@@ -30,13 +30,15 @@ func (v Verdict) String() string {
 	if !v.OK {
 		mark = "FAIL"
 	}
-	return fmt.Sprintf("%s %s %-9s %-28s want %s, got %d/%d", mark, v.Lesson, v.Kind, v.Name, v.Want, v.Result.Score, v.Result.MaxScore)
+	return fmt.Sprintf("%s %s %-9s %-28s want %s, got %d/%d (%.1fs)", mark, v.Lesson, v.Kind, v.Name, v.Want, v.Result.Score, v.Result.MaxScore, v.Result.WallTime)
 }
 
 // Verify is the course's self-check for lesson l: the reference scores full
 // marks, the pristine skeleton zero, every mutant (a plausible wrong
 // implementation) fails, and every alternate (a correct implementation
-// written differently) scores full marks.
+// written differently) scores full marks. A mutant's grading stops at its
+// first failing test (gradeToFirstFailure): its score is then lower than
+// a learner's full check of the same file would give.
 func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, error) {
 	tmp, err := os.MkdirTemp("", "kata-verify-")
 	if err != nil {
@@ -46,7 +48,12 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 
 	var out []Verdict
 	check := func(kind, name, want string, files map[string]string, ok func(*LessonResult) bool) {
-		res := c.Lesson(ctx, l, files)
+		var res *LessonResult
+		if kind == "mutant" {
+			res = c.gradeToFirstFailure(ctx, l, files)
+		} else {
+			res = c.Lesson(ctx, l, files)
+		}
 		out = append(out, Verdict{Lesson: l.ID, Kind: kind, Name: name, Want: want, OK: res.Status != StatusError && ok(res), Result: res})
 	}
 	full := func(r *LessonResult) bool { return r.Score == r.MaxScore }
@@ -121,6 +128,26 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 		}
 	}
 	return out, nil
+}
+
+// gradeToFirstFailure grades l with files as Lesson does, but stops at the
+// first test that fails (-test.failfast; the tests after it fail without
+// running): a mutant's verdict asks only whether the hidden tests catch
+// it, and one failure says they do. Its time limits are the learner's:
+// a mutant that is only slow is not caught by being cut short.
+func (c *Checker) gradeToFirstFailure(ctx context.Context, l *lessons.Lesson, files map[string]string) *LessonResult {
+	replace := map[string]string{}
+	for _, f := range l.Files {
+		replace[f] = files[f]
+	}
+	ls := []*lessons.Lesson{l}
+	r, err := c.newRun(replace, ls)
+	if err != nil {
+		return &LessonResult{ID: l.ID, Title: l.Title, Status: StatusError, MaxScore: l.MaxScore(), Error: err.Error()}
+	}
+	defer r.cleanup()
+	r.failFast = true
+	return c.gradeRun(ctx, l.ID, l.Title, r, ls)
 }
 
 // extract copies the files named in want that dir of fsys holds into

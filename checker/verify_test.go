@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -79,7 +80,10 @@ func TestVerify(t *testing.T) {
 
 // TestVerifyRefusesAMutantThatDoesNotCompile: a mutant fails the lesson
 // either way, but one that does not compile tests nothing, so verify calls
-// its verdict wrong rather than count it as caught.
+// its verdict wrong rather than count it as caught. Beside it, a "mutant"
+// that changes nothing is a wrong verdict too (its grading, stopped at the
+// first failure, never stops), and a real one is caught, its grading
+// stopped at its first failing test: the tests after it did not run.
 func TestVerifyRefusesAMutantThatDoesNotCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades the reference and the skeleton of lesson 01 too")
@@ -91,22 +95,43 @@ func TestVerifyRefusesAMutantThatDoesNotCompile(t *testing.T) {
 	}
 	ll := *l
 	ll.Alternates = nil
-	ll.Mutants = fstest.MapFS{"unused-variable.txt": {Data: []byte("# an unused variable: the compiler refuses it\n=== runq.go\n<<<<<<<\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n=======\n\tunused := 0\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n>>>>>>>\n")}}
+	ll.Mutants = fstest.MapFS{
+		"unused-variable.txt": {Data: []byte("# an unused variable: the compiler refuses it\n=== runq.go\n<<<<<<<\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n=======\n\tunused := 0\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n>>>>>>>\n")},
+		"changes-nothing.txt": {Data: []byte("# a comment: the reference, graded as a mutant\n=== runq.go\n<<<<<<<\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n=======\n\t// nothing changed\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n>>>>>>>\n")},
+		"fifo-is-lifo.txt":    {Data: []byte("# runqget takes the newest G, not the oldest\n=== runq.go\n<<<<<<<\n\t\tgp := pp.runq[h%uint32(len(pp.runq))].Load()\n=======\n\t\tgp := pp.runq[(t-1)%uint32(len(pp.runq))].Load()\n>>>>>>>\n")},
+	}
 	verdicts, err := c.Verify(context.Background(), &ll)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found bool
+	mutants := map[string]Verdict{}
 	for _, v := range verdicts {
-		if v.Kind != "mutant" {
-			continue
-		}
-		found = true
-		if v.OK || !v.Result.NotCompiled {
-			t.Errorf("mutant %s: OK = %v, NotCompiled = %v; want a wrong verdict for a mutant that does not compile (%s)", v.Name, v.OK, v.Result.NotCompiled, v.Result.CompileErrors)
+		if v.Kind == "mutant" {
+			mutants[v.Name] = v
+			t.Log(v)
 		}
 	}
-	if !found {
-		t.Fatal("no mutant was graded")
+	if v, ok := mutants["unused-variable"]; !ok || v.OK || !v.Result.NotCompiled {
+		t.Errorf("mutant unused-variable: %v, NotCompiled = %v; want a wrong verdict for a mutant that does not compile", v, ok && v.Result.NotCompiled)
+	}
+	if v, ok := mutants["changes-nothing"]; !ok || v.OK || v.Result.Score != v.Result.MaxScore {
+		t.Errorf("mutant changes-nothing: %v; want a wrong verdict and full marks: every test ran and passed", v)
+	}
+	v, ok := mutants["fifo-is-lifo"]
+	if !ok || !v.OK {
+		t.Fatalf("mutant fifo-is-lifo: %v; want it caught", v)
+	}
+	failed, notRun := 0, 0
+	for _, tr := range v.Result.Tests {
+		switch {
+		case tr.Status == StatusPass:
+		case tr.Message == didNotRun || strings.HasPrefix(tr.Message, notRunPrefix):
+			notRun++
+		default:
+			failed++
+		}
+	}
+	if failed != 1 || notRun == 0 {
+		t.Errorf("mutant fifo-is-lifo: %d tests failed and %d did not run; want its grading stopped at its first failure", failed, notRun)
 	}
 }

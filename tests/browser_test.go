@@ -172,6 +172,7 @@ func TestBookInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
+	chromium(t) // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)
@@ -286,6 +287,7 @@ func TestCitationNotesInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
+	chromium(t) // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)
@@ -446,6 +448,7 @@ func TestFiguresInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
+	chromium(t) // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)
@@ -573,6 +576,7 @@ func TestTracePageInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
+	chromium(t) // no browser: skip before building what it would show
 	bin := buildKata(t)
 	dir := t.TempDir()
 	out, code := run(t, bin, dir, "trace", "imbalance", "--reference", "-o", "imbalance.html")
@@ -695,6 +699,7 @@ func TestTimelineZoomInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
+	chromium(t) // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/gmp-kata/gmp-kata/checker/sandbox"
+	"github.com/gmp-kata/gmp-kata/internal/longtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
@@ -26,7 +27,7 @@ import (
 type hostile struct {
 	name   string
 	lesson string // the lesson it breaks; every other lesson is the reference
-	short  bool   // in the -short corpus too
+	short  bool   // in the short corpus too (go test ./... without KATA_LONG=1, or -short)
 	linux  bool   // only where the memory limit holds, or Linux syscalls are used
 	files  func(t testing.TB) map[string][]byte
 	// want checks the broken lesson's grade. Every hostile submission
@@ -582,13 +583,16 @@ func tornInterface(t testing.TB) []byte {
 // TestHostileCorpus grades a class of correct, partial and hostile
 // submissions together: every hostile one fails the lesson it breaks with
 // a plain reason and scores full marks in the others, and the correct ones
-// score full marks beside them. Under -short, lesson 01's part of it.
+// score full marks beside them. Without KATA_LONG=1 (package longtest),
+// lesson 01's part of it: the attacks marked short.
 func TestHostileCorpus(t *testing.T) {
 	start := time.Now()
 	dir := t.TempDir()
 	class := filepath.Join(dir, "class")
 	ids := []string{"01-ringbuffer", "02-runnext", "03-globrunqget", "05-spinning", "06-gopark", "08-procresize"}
-	if testing.Short() {
+	long := longtest.Enabled()
+	if !long {
+		t.Logf("the short corpus: lesson 01's part only; %s=1 grades all of it (lessons %s)", longtest.Var, strings.Join(ids, ", "))
 		ids = []string{"01-ringbuffer"}
 	}
 	graded := map[string]bool{}
@@ -611,7 +615,7 @@ func TestHostileCorpus(t *testing.T) {
 	var cases []hostile
 	sandboxed, _ := sandbox.Available()
 	for _, h := range append(hostiles(), runHostiles()...) {
-		if !graded[h.lesson] || (h.linux && runtime.GOOS != "linux") || (testing.Short() && !h.short) || (h.sandbox && !sandboxed) ||
+		if !graded[h.lesson] || (h.linux && runtime.GOOS != "linux") || (!long && !h.short) || (h.sandbox && !sandboxed) ||
 			(h.goarch != "" && h.goarch != runtime.GOARCH) {
 			continue
 		}
