@@ -1,0 +1,129 @@
+package sched
+
+// Lesson 01 under the exhaustive explorer (kitExplore): the scenarios of
+// TestL01Interleavings, and smaller ones of three threads, run in EVERY
+// order with at most two preemptions, not in the orders seeds pick.
+
+import (
+	"fmt"
+	"testing"
+)
+
+// l01ExploreBound is the preemption bound: every schedule with at most
+// this many switches away from a thread that could have gone on.
+const l01ExploreBound = 2
+
+// l01ExploreScenarios are an owner and thieves on a P0 that setup fills;
+// each thief makes one runqsteal (runnext too if next is set), and what it
+// leaves on its own ring is counted at the end.
+var l01ExploreScenarios = []struct {
+	name    string
+	gs      int
+	thieves int
+	next    bool
+	setup   func(owner *p, gs []*g)
+	owner   func(owner *p, gs []*g, took func(*g, string))
+}{
+	{
+		name:    "the owner takes a G, puts G 4 and takes one more (ring [G 1, G 2, G 3]) while a thief steals",
+		gs:      4,
+		thieves: 1,
+		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs[:3]) },
+		owner: func(owner *p, gs []*g, took func(*g, string)) {
+			took(runqgethead(owner), "the owner's runqgethead")
+			runqputtail(owner, gs[3])
+			took(runqgethead(owner), "the owner's runqgethead")
+		},
+	},
+	{
+		name:    "the owner drains its ring of four while a thief steals",
+		gs:      4,
+		thieves: 1,
+		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs) },
+		owner:   l01ExploreDrain,
+	},
+	{
+		name:    "the owner puts G 257 on a full ring (half goes global) and takes a G while a thief steals",
+		gs:      257,
+		thieves: 1,
+		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs[:256]) },
+		owner: func(owner *p, gs []*g, took func(*g, string)) {
+			runqputtail(owner, gs[256])
+			took(runqgethead(owner), "the owner's runqgethead")
+		},
+	},
+	{
+		name:    "the owner drains its queue (runnext G 1, ring [G 2]) while a thief steals, runnext too",
+		gs:      2,
+		thieves: 1,
+		next:    true,
+		setup: func(owner *p, gs []*g) {
+			runqputtail(owner, gs[1])
+			kitRawG(&owner.runnext).Store(gs[0])
+		},
+		owner: l01ExploreDrain,
+	},
+	{
+		name:    "the owner takes one G of three while two thieves steal",
+		gs:      3,
+		thieves: 2,
+		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs) },
+		owner: func(owner *p, gs []*g, took func(*g, string)) {
+			took(runqgethead(owner), "the owner's runqgethead")
+		},
+	},
+	{
+		name:    "the owner drains two Gs while two thieves steal",
+		gs:      2,
+		thieves: 2,
+		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs) },
+		owner:   l01ExploreDrain,
+	},
+}
+
+// l01ExploreDrain is an owner that drains its queue.
+func l01ExploreDrain(owner *p, gs []*g, took func(*g, string)) {
+	q := runqdrain(owner)
+	for gp := q.pop(); gp != nil; gp = q.pop() {
+		took(gp, "the owner's runqdrain")
+	}
+}
+
+// TestL01Explore runs an owner and one or two thieves in every order with
+// at most two preemptions, checking at every step that no G is in two
+// places and no ring overflows, and at the end that every G came out
+// exactly once.
+func TestL01Explore(t *testing.T) {
+	type job struct {
+		name  string
+		setup func() kitStart
+	}
+	var jobs []job
+	for _, sc := range l01ExploreScenarios {
+		jobs = append(jobs, job{sc.name, func() kitStart {
+			w := kitNewQueues(1+sc.thieves, sc.gs)
+			owner := w.ps[0]
+			sc.setup(owner, w.gs)
+			threads := []kitThread{{"the owner", func() { sc.owner(owner, w.gs, w.took) }}}
+			for i := 1; i <= sc.thieves; i++ {
+				name := "the thief"
+				if sc.thieves > 1 {
+					name = fmt.Sprintf("thief %d", i)
+				}
+				threads = append(threads, kitThread{name, func() {
+					w.took(runqsteal(w.ps[i], owner, sc.next), name+"'s runqsteal")
+				}})
+			}
+			return w.start(threads...)
+		}})
+	}
+	if msg := kitEach(len(jobs), func(i int) string {
+		res := kitExplore(l01ExploreBound, 0, jobs[i].setup)
+		if res.fail != "" {
+			return fmt.Sprintf("%s: %s%s", jobs[i].name, res.fail, kitHint(l01))
+		}
+		return ""
+	}); msg != "" {
+		t.Fatal(msg)
+	}
+}
