@@ -49,6 +49,8 @@ func init() {
 				About: "with RandomizeScheduler, runqputslow and runqputbatch shuffle their batch uniformly, each G once"},
 			{Name: "TestL01StealInterleavings", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "a controlled scheduler races a thief against the owner: runnext only from an empty ring, inconsistent reads retried before anything is copied"},
+			{Name: "TestL01Explore", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "an owner and one or two thieves in EVERY order with at most two preemptions: no G ever in two places, no ring over 256, every G out exactly once"},
 		},
 	}))
 }

@@ -42,6 +42,8 @@ func init() {
 				About: "ping-pong pairs and spawn chains on 4 Ps, randomized: every message arrives, every G runs exactly once"},
 			{Name: "TestL02Interleavings", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the owner and a thief race for runnext one atomic operation at a time (a controlled scheduler): every G once, a put with next=true lands in runnext, runqempty never lies"},
+			{Name: "TestL02Explore", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
+				About: "the owner of a running P and a thief race for runnext in EVERY order with at most two (three for two puts) preemptions: no G lost or taken twice, inheritTime only for the G taken from runnext"},
 		},
 	}))
 }

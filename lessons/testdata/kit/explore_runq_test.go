@@ -66,6 +66,16 @@ func (w *kitQueues) took(gp *g, by string) {
 // note records something a thread saw, which the final key includes.
 func (w *kitQueues) note(s string) { w.notes = append(w.notes, s) }
 
+// noted reports whether a thread noted s.
+func (w *kitQueues) noted(s string) bool {
+	for _, n := range w.notes {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}
+
 // check is the invariant of every step: each P's ring holds 0 to 256 Gs,
 // and no G is in two places (two slots of rings, a runnext, the global
 // queue, or taken) at once.
