@@ -20,9 +20,9 @@ func init() {
 		Prereqs: []string{"01-ringbuffer"},
 		Quiz:    quizKinds,
 		Tests: []lessons.Test{
-			{Name: "TestL02PutNext", Points: 12, Timeout: 10 * time.Second, Kind: lessons.Exact,
+			{Name: "TestL02PutNext", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqput(next=true) puts the G in runnext and kicks the old runnext to the ring's tail; next=false uses the ring"},
-			{Name: "TestL02GetOrder", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
+			{Name: "TestL02GetOrder", Points: 6, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqget returns runnext first with inheritTime = true, then the ring in order with false"},
 			{Name: "TestL02NoSysmon", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "with Config{NoSysmon: true} runnext is never used"},
@@ -32,7 +32,7 @@ func init() {
 				About: "runqempty is false while a G is in runnext or on the ring, true otherwise"},
 			{Name: "TestL02EmptyWhileKicked", Points: 10, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "runqempty never says empty while the owner kicks runnext to the ring on another thread (the runtime's RunSchedLocalQueueEmptyTest, then 2s without pause)"},
-			{Name: "TestL02GrabNext", Points: 12, Timeout: 10 * time.Second, Kind: lessons.Timing,
+			{Name: "TestL02GrabNext", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Timing,
 				About: "runqgrabnext backs off with Usleep(3) only for a running P, takes runnext by CAS, and says retry when the CAS loses"},
 			{Name: "TestL02PingPong", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "a channel ping-pong on 1 P: each readied G runs next, before the ring, inheriting the time slice"},
@@ -40,8 +40,10 @@ func init() {
 				About: "a G left in the runnext of a P that never yields is stolen and run by another P"},
 			{Name: "TestL02Stress", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "ping-pong pairs and spawn chains on 4 Ps, randomized: every message arrives, every G runs exactly once"},
-			{Name: "TestL02Interleavings", Points: 15, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL02Interleavings", Points: 13, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the owner and a thief race for runnext one atomic operation at a time (a controlled scheduler): every G once, a put with next=true lands in runnext, runqempty never lies"},
+			{Name: "TestL02Differential", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Exact,
+				About: "on 200 generated states, runqput, runqget, runqempty and runqgrabnext do what the reference's do: same results, same runnext, rings and back-offs"},
 		},
 	}))
 }

@@ -34,6 +34,7 @@ type kitState struct {
 	Ps        []kitPState
 	Global    []int64
 	Randomize bool // Config.RandomizeScheduler
+	Debug     bool // Config.Debug: lock assertions on
 	NoSysmon  bool // Config.NoSysmon
 	Seed      uint64
 	MinProcs  int // the operations name Ps up to MinProcs-1: shrinking keeps them
@@ -99,6 +100,9 @@ func (st kitState) String() string {
 	if st.NoSysmon {
 		b.WriteString("; Config{NoSysmon: true}")
 	}
+	if st.Debug {
+		b.WriteString("; Config{Debug: true}")
+	}
 	return b.String()
 }
 
@@ -108,6 +112,8 @@ type kitWorld struct {
 	gs      map[int64]*g // the world's Gs, from pool
 	pool    map[int64]*g // Gs of earlier worlds, reused: fewer allocations, a faster test under -race
 	usleeps int
+	events  []Event // the trace since the world was built
+	tracing bool
 	nextG   int64 // the next G an operation brings: 8000, 8001...
 }
 
@@ -136,9 +142,15 @@ func (w *kitWorld) newG() *g {
 // kitBuild builds st, with Gs of the pool.
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	w := &kitWorld{gs: map[int64]*g{}, pool: pool}
-	cfg := Config{Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon,
-		Nanotime: func() int64 { return 1e9 }, Usleep: func(int64) { w.usleeps++ }}
-	w.sched = kitSched(len(st.Ps), cfg)
+	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
+		Nanotime: func() int64 { return 1e9 }, Usleep: func(int64) { w.usleeps++ },
+		Trace: func(ev Event) {
+			if w.tracing {
+				w.events = append(w.events, ev)
+			}
+		}}
+	w.sched = newSchedt(cfg) // as NewLab makes its scheduler
+	defer func() { w.tracing = true }()
 	for i, ps := range st.Ps {
 		pp := w.sched.allp[i]
 		if ps.Running {
@@ -246,7 +258,7 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	if n := len(global); (n == 0) != (sched.runq.tail == nil) || n > 0 && sched.runq.tail != global[n-1] {
 		tail = "tail pointer is not the last G"
 	}
-	o.add("the global queue", list(global, fmt.Sprintf("(size=%d, %s)", sched.runq.size, tail)))
+	o.add("the global queue", list(global, fmt.Sprintf("(size=%d, sizeHint=%d, %s)", sched.runq.size, sched.runq.sizeHint.Load(), tail)))
 	var idle []int32
 	for pp := sched.pidle; pp != nil && len(idle) <= len(sched.allp); pp = pp.link {
 		idle = append(idle, pp.id)
@@ -261,6 +273,11 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	}
 	o.addf("sched.lock", "%s", locked)
 	o.addf("back-offs (usleep calls)", "%d", w.usleeps)
+	if unordered {
+		o.addf("trace events", "%d", len(w.events))
+	} else {
+		o.addf("trace events", "%v", w.events)
+	}
 }
 
 // kitOp is one operation of a differential test, in data: what it does is
