@@ -35,6 +35,7 @@ type kitState struct {
 	Global    []int64
 	Randomize bool // Config.RandomizeScheduler
 	Debug     bool // Config.Debug: lock assertions on
+	Trace     bool // compare the trace events too: only where the lesson's contract names them
 	NoSysmon  bool // Config.NoSysmon
 	Seed      uint64
 	MinProcs  int // the operations name Ps up to MinProcs-1: shrinking keeps them
@@ -114,6 +115,7 @@ type kitWorld struct {
 	usleeps int
 	events  []Event // the trace since the world was built
 	tracing bool
+	trace   bool  // kitState.Trace
 	nextG   int64 // the next G an operation brings: 8000, 8001...
 }
 
@@ -141,7 +143,7 @@ func (w *kitWorld) newG() *g {
 
 // kitBuild builds st, with Gs of the pool.
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
-	w := &kitWorld{gs: map[int64]*g{}, pool: pool}
+	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace}
 	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
 		Nanotime: func() int64 { return 1e9 }, Usleep: func(int64) { w.usleeps++ },
 		Trace: func(ev Event) {
@@ -273,9 +275,7 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	}
 	o.addf("sched.lock", "%s", locked)
 	o.addf("back-offs (usleep calls)", "%d", w.usleeps)
-	if unordered {
-		o.addf("trace events", "%d", len(w.events))
-	} else {
+	if w.trace {
 		o.addf("trace events", "%v", w.events)
 	}
 }
@@ -286,6 +286,7 @@ type kitOp struct {
 	Kind string
 	P, Q int    // the Ps it works on (Q: a victim, say)
 	K    int    // a count (Gs in a batch, n of a batch get)
+	MinK int    // the smallest K the contract allows: shrinking stops there
 	At   uint32 // an index (batchHead)
 	Flag bool   // a flag (stealRunNextG, next)
 }
@@ -432,7 +433,7 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 		}
 		if k := ops[i].K; k > 0 {
 			for _, smaller := range []int{0, k / 2, k - 1} {
-				if smaller < k {
+				if smaller < k && smaller >= ops[i].MinK {
 					c := slices.Clone(ops)
 					c[i].K = smaller
 					out = append(out, kitCandidate{st, c})
