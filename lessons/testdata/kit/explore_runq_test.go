@@ -80,15 +80,15 @@ func (w *kitQueues) noted(s string) bool {
 // and no G is in two places (two slots of rings, a runnext, the global
 // queue, or taken) at once.
 func (w *kitQueues) check() string {
-	seen := map[*g]bool{}
+	seen := make([]bool, len(w.gs)+1) // by ID: the Gs are G 1 to G n
 	twice := func(gp *g) bool {
-		if gp == nil {
+		if gp == nil || gp.goid < 1 || gp.goid > int64(len(w.gs)) {
 			return false
 		}
-		if seen[gp] {
+		if seen[gp.goid] {
 			return true
 		}
-		seen[gp] = true
+		seen[gp.goid] = true
 		return false
 	}
 	for _, pp := range w.ps {

@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -497,4 +498,43 @@ func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 type kitExecResult struct {
 	*kitExec
 	key string
+}
+
+// kitExploreOracle explores the learner's code (mine) with at most bound
+// preemptions and fails it on any final state the reference's code (ref,
+// the ref_ copies of the lesson's functions, on the same start) does not
+// reach with at most refBound. A right file may take fewer operations than
+// the reference to reach a state (a Swap for a Load and a CompareAndSwap),
+// so refBound must be where the reference's set stops growing: measured on
+// each lesson's scenarios (see the lesson's test), one preemption more
+// adds no final state. It returns the failure, as kitExplore tells it, or
+// "".
+func kitExploreOracle(bound, refBound int, mine, ref func() kitStart) string {
+	allowed := kitExplore(refBound, 0, ref)
+	if allowed.fail != "" {
+		return "the reference itself fails this test (a bug of the test, not yours; please report it): " + allowed.fail
+	}
+	res := kitExplore(bound, 0, func() kitStart {
+		s := mine()
+		final := s.final
+		s.final = func() (string, string) {
+			key, problem := final()
+			if problem == "" && !allowed.finals[key] {
+				problem = fmt.Sprintf("the threads ended in a state the reference never reaches from the same start: %s (the reference ends in one of: %s)", key, kitKeys(allowed.finals))
+			}
+			return key, problem
+		}
+		return s
+	})
+	return res.fail
+}
+
+// kitKeys lists a set of final states, sorted, one per line.
+func kitKeys(set map[string]bool) string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return "\n    " + strings.Join(keys, "\n    ")
 }
