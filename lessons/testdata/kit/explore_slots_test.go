@@ -13,11 +13,12 @@ package sched
 // made the point. A goroutine that is not a worker (the test's, or a
 // scheduler's left over from another test) starts elsewhere and goes on.
 //
-// A pool takes a free slot per worker and gives it back at the end; when
-// all are taken (more explorations at once than kitEach runs on a small
-// host), it waits for one.
+// A pool takes a free slot per worker, all at once, and gives them back at
+// the end; when too few are free (more explorations at once than a small
+// host runs), it waits.
 
 import (
+	"fmt"
 	"reflect"
 	"runtime"
 	"sync"
@@ -75,8 +76,10 @@ var kitSlots struct {
 	entries map[uintptr]int // entry PC of each slot's function -> slot
 }
 
-// kitSlotTake gives w a free slot, waiting for one if none is.
-func kitSlotTake(w *kitExWorker) int {
+// kitSlotTake gives each of ws a free slot, all at once, waiting until
+// there are enough: a pool that took some and waited for more could wait
+// for ever on pools doing the same.
+func kitSlotTake(ws []*kitExWorker) {
 	kitSlots.Lock()
 	defer kitSlots.Unlock()
 	if kitSlots.entries == nil {
@@ -86,12 +89,22 @@ func kitSlotTake(w *kitExWorker) int {
 			kitSlots.entries[reflect.ValueOf(f).Pointer()] = i
 		}
 	}
+	if len(ws) > len(kitSlots.workers) {
+		panic(fmt.Sprintf("kitExplore: %d threads, more than its %d slots", len(ws), len(kitSlots.workers)))
+	}
 	for {
+		var free []int
 		for i, o := range kitSlots.workers {
 			if o == nil {
-				kitSlots.workers[i] = w
-				return i
+				free = append(free, i)
 			}
+		}
+		if len(free) >= len(ws) {
+			for i, w := range ws {
+				w.slot = free[i]
+				kitSlots.workers[free[i]] = w
+			}
+			return
 		}
 		kitSlots.free.Wait()
 	}

@@ -427,9 +427,15 @@ func (pl *kitPool) close() {
 }
 
 func (pl *kitPool) grow(n int) {
-	for len(pl.workers) < n {
-		w := &kitExWorker{idx: len(pl.workers), turn: make(chan struct{}, 1), jobs: make(chan kitJob), pool: pl}
-		w.slot = kitSlotTake(w)
+	var more []*kitExWorker
+	for i := len(pl.workers); i < n; i++ {
+		more = append(more, &kitExWorker{idx: i, turn: make(chan struct{}, 1), jobs: make(chan kitJob), pool: pl})
+	}
+	if len(more) == 0 {
+		return
+	}
+	kitSlotTake(more)
+	for _, w := range more {
 		pl.workers = append(pl.workers, w)
 		pl.wg.Add(1)
 		go kitSlotFuncs[w.slot](w)
