@@ -25,7 +25,7 @@ package sched
 // comparing the sets of keys of two implementations from the same start
 // (a learner's and the reference's) shows a final state only one reaches.
 //
-// No partial-order reduction: the lessons' scenarios take 11 to 300
+// No partial-order reduction: the lessons' scenarios take 19 to 300
 // executions each (measured), and telling which operations commute (two
 // loads, or operations on different fields) needs each operation's field,
 // which the hook (setInterleaveHook's func()) is not given. The story of a
