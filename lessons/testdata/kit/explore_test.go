@@ -107,6 +107,12 @@ func kitExplore(bound, maxRuns int, setup func() kitStart) kitExploreResult {
 				res.fail = e.problem
 				return res
 			}
+			if res.runs == 1 && len(e.trace) <= e.n+1 {
+				// Decisions only at the start and at each end: no point
+				// reached the controller, so nothing was explored.
+				res.fail = "the explorer saw none of the threads' atomic operations (a bug of the test kit, not of your code: kitExWorkerOf did not recognize its workers; please report it)"
+				return res
+			}
 			if e.problem == "" {
 				res.finals[e.key] = true
 			} else if best == nil || len(e.trace) < best.length {
