@@ -11,7 +11,7 @@ import (
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
-var update = flag.Bool("update", false, "rewrite skeleton/ from solutions/")
+var update = flag.Bool("update", false, "rewrite skeleton/ (-run Skeleton) or the lessons' copies of the reference (-run Oracle) from solutions/")
 
 // TestSkeletonIsFresh fails when skeleton/ is not what the lessons make of
 // solutions/. Run `go test ./lessons/all -run Skeleton -update` to

@@ -84,19 +84,34 @@ func kitGoid() uint64 {
 // while any run is under way.
 var kitThreads struct {
 	sync.Mutex
-	byID map[uint64]*kitCtlThread
+	byID map[uint64]kitParticipant
 	runs int
 	old  func() // the hook before the first run
 }
 
+// kitParticipant is a controlled thread of either controller: the PCT
+// one here (kitCtlThread) or the exhaustive explorer (kitExWorker).
+type kitParticipant interface {
+	atPoint() // the thread reached a scheduling point
+}
+
+// atPoint hands th's scheduling point to its run's controller.
+func (th *kitCtlThread) atPoint() { th.c.point(th) }
+
 // kitPoint is the hook: a scheduling point on the calling goroutine, which
 // goes to its run's controller; a goroutine no run controls goes on.
 func kitPoint() {
+	if kitExploring.Load() > 0 {
+		if w := kitExWorkerOf(); w != nil {
+			w.atPoint()
+			return
+		}
+	}
 	kitThreads.Lock()
 	th := kitThreads.byID[kitSelf()] // kitSelf is read under the lock: see kitBind
 	kitThreads.Unlock()
 	if th != nil {
-		th.c.point(th)
+		th.atPoint()
 	}
 }
 
@@ -106,7 +121,7 @@ func kitRunStarts() {
 	kitThreads.Lock()
 	defer kitThreads.Unlock()
 	if kitThreads.runs == 0 {
-		kitThreads.byID = map[uint64]*kitCtlThread{}
+		kitThreads.byID = map[uint64]kitParticipant{}
 		kitThreads.old = setInterleaveHook(kitPoint)
 	}
 	kitThreads.runs++

@@ -1,0 +1,163 @@
+package sched
+
+// Lesson 02 under the exhaustive explorer (kitExplore): the owner of a
+// running P and a thief race for runnext in EVERY order with at most two
+// preemptions, not in the orders seeds pick. The P is running, as it is
+// when a thief finds a G in its runnext: runqgrabnext then backs off
+// before it takes the G, which widens its window.
+
+import (
+	"fmt"
+	"testing"
+)
+
+// l02ExploreBound is the preemption bound: every schedule with at most
+// this many switches away from a thread that could have gone on. The
+// reference's final states, the oracle, are explored with the same bound
+// as the learner's: measured, one more adds none to any scenario below.
+const l02ExploreBound = 2
+
+// l02Impl is one implementation of runnext: the learner's or the
+// reference's (the ref_ copies), run on the same starts.
+type l02Impl struct {
+	put      func(pp *p, gp *g, next bool)
+	get      func(pp *p) (*g, bool)
+	grabNext func(pp *p) (*g, bool)
+}
+
+var (
+	l02Mine = l02Impl{runqput, runqget, runqgrabnext}
+	l02Ref  = l02Impl{ref_runqput, ref_runqget, ref_runqgrabnext}
+)
+
+// l02ExploreScenario is the owner of P0 and a thief on P1. check, if set,
+// looks at the final state once every G is known to be in one place. A
+// scenario with noOracle is checked by its invariants only: its thief
+// calls runqsteal, whose reference copy is lesson 01's, not built here.
+type l02ExploreScenario struct {
+	name     string
+	bound    int // the preemption bound, if not l02ExploreBound
+	noOracle bool
+	gs       int
+	setup    func(owner *p, gs []*g)
+	owner    func(im l02Impl, w *kitQueues, owner *p)
+	thief    func(im l02Impl, w *kitQueues, owner, thief *p)
+	check    func(w *kitQueues) string
+}
+
+// l02ExploreGet is the owner's runqget; it notes what inheritTime said.
+func l02ExploreGet(im l02Impl, w *kitQueues, owner *p) {
+	gp, inherit := im.get(owner)
+	w.took(gp, "the owner's runqget")
+	if gp != nil && inherit {
+		w.note(kitID(gp) + " inherits the time slice")
+	}
+}
+
+// l02ExploreGrabNext is a thief's runqgrabnext, retried as runqgrab does.
+func l02ExploreGrabNext(im l02Impl, w *kitQueues, owner, thief *p) {
+	for {
+		next, retry := im.grabNext(owner)
+		if !retry {
+			w.took(next, "the thief's runqgrabnext")
+			return
+		}
+	}
+}
+
+var l02ExploreScenarios = []l02ExploreScenario{
+	{
+		name: "the owner runs runqget (runnext G 1, ring [G 2]) while a thief runs runqgrabnext",
+		gs:   2,
+		setup: func(owner *p, gs []*g) {
+			kitRawG(&owner.runnext).Store(gs[0])
+			kitPutAll(owner, gs[1:])
+		},
+		owner: l02ExploreGet,
+		thief: l02ExploreGrabNext,
+		check: func(w *kitQueues) string {
+			if by := w.who[w.gs[1]]; len(by) == 1 && by[0] == "the owner's runqget" && w.noted("G 2 inherits the time slice") {
+				return "the owner's runqget returned G 2 from the ring with inheritTime true: only the G taken from runnext inherits the time slice; when the thief's CompareAndSwap wins runnext, what the owner loaded from it says nothing of the G it returns"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "the owner puts G 2 with next=true (runnext holds G 1) while a thief runs runqgrabnext",
+		gs:    2,
+		setup: func(owner *p, gs []*g) { kitRawG(&owner.runnext).Store(gs[0]) },
+		owner: func(im l02Impl, w *kitQueues, owner *p) { im.put(owner, w.gs[1], true) },
+		thief: l02ExploreGrabNext,
+	},
+	{
+		name:  "the owner puts G 2, then G 3, with next=true (runnext holds G 1) while a thief runs runqgrabnext",
+		gs:    3,
+		bound: 3, // the thief loads G 1, the owner replaces it, the thief takes G 2, the owner puts G 3
+		setup: func(owner *p, gs []*g) { kitRawG(&owner.runnext).Store(gs[0]) },
+		owner: func(im l02Impl, w *kitQueues, owner *p) {
+			im.put(owner, w.gs[1], true)
+			im.put(owner, w.gs[2], true)
+		},
+		thief: l02ExploreGrabNext,
+	},
+	{
+		name:     "the owner puts G 2 with next=true, then runs runqget (runnext holds G 1) while a thief runs runqsteal, runnext too",
+		gs:       2,
+		setup:    func(owner *p, gs []*g) { kitRawG(&owner.runnext).Store(gs[0]) },
+		noOracle: true,
+		owner: func(im l02Impl, w *kitQueues, owner *p) {
+			im.put(owner, w.gs[1], true)
+			l02ExploreGet(im, w, owner)
+		},
+		thief: func(im l02Impl, w *kitQueues, owner, thief *p) {
+			w.took(runqsteal(thief, owner, true), "the thief's runqsteal")
+		},
+	},
+}
+
+// TestL02Explore runs the owner and a thief in every order with at most
+// two preemptions (three where a scenario says), checking at every step
+// that no G is in two places, and at the end that every G came out exactly
+// once, in a final state the reference (ref_) also reaches.
+func TestL02Explore(t *testing.T) {
+	if msg := kitEach(len(l02ExploreScenarios), func(i int) string {
+		sc := l02ExploreScenarios[i]
+		bound := l02ExploreBound
+		if sc.bound != 0 {
+			bound = sc.bound
+		}
+		start := func(im l02Impl) func() kitStart {
+			return func() kitStart {
+				w := kitNewQueues(2, sc.gs)
+				owner, thief := w.ps[0], w.ps[1]
+				sc.setup(owner, w.gs)
+				s := w.start(
+					kitThread{"the owner", func() { sc.owner(im, w, owner) }},
+					kitThread{"the thief", func() { sc.thief(im, w, owner, thief) }})
+				if sc.check != nil {
+					final := s.final
+					s.final = func() (string, string) {
+						key, problem := final()
+						if problem == "" {
+							problem = sc.check(w)
+						}
+						return key, problem
+					}
+				}
+				return s
+			}
+		}
+		var fail string
+		if sc.noOracle {
+			fail = kitExplore(bound, 0, start(l02Mine)).fail
+		} else {
+			fail = kitExploreOracle(bound, bound, start(l02Mine), start(l02Ref))
+		}
+		if fail != "" {
+			return fmt.Sprintf("%s: %s%s", sc.name, fail, kitHint(l02))
+		}
+		return ""
+	}); msg != "" {
+		t.Fatal(msg)
+	}
+}

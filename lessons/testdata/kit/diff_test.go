@@ -1,0 +1,530 @@
+package sched
+
+// Differential testing: the reference is the oracle. A test describes a
+// scheduler state in plain data (kitState) and a few operations on it
+// (kitOp); the kit builds the state twice, identically, runs the learner's
+// functions on one copy and the reference's (their ref_ copies, see
+// internal/oracle) on the other, and compares everything a test can see
+// after each operation: what it returned, every P's ring (counters and
+// Gs, in order), runnext, status, the global queue (its Gs in order, and
+// its size), the idle P list, the spinning count, sched.lock, the
+// back-offs (usleep calls). A failing state is then shrunk (fewer Ps,
+// fewer Gs, smaller counters, fewer operations) and printed in words.
+//
+// States are built by writing the fields directly, not with the Lab's
+// Runqput: that is the learner's runqput in lessons 01 and 02, so a state
+// built with it would already be the learner's.
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// kitState is a scheduler state, in plain data. G IDs say where a G
+// starts: P p's ring holds G (p+1)*1000+i, its runnext G (p+1)*1000+999,
+// the global queue G 9000+i; Gs the operations bring are 8000+i. Every
+// slot of a ring outside head..tail holds a stale G (kitStale), as a ring
+// that has been used does.
+type kitState struct {
+	Ps        []kitPState
+	Global    []int64
+	Randomize bool // Config.RandomizeScheduler
+	Debug     bool // Config.Debug: lock assertions on
+	Trace     bool // compare the trace events too: only where the lesson's contract names them
+	NoSysmon  bool // Config.NoSysmon
+	Seed      uint64
+	MinProcs  int // the operations name Ps up to MinProcs-1: shrinking keeps them
+}
+
+// kitPState is one P of a kitState.
+type kitPState struct {
+	Head    uint32
+	Ring    []int64
+	Next    int64 // 0: none
+	Running bool  // _Prunning with an M and a running G (kitRunningP); else idle
+}
+
+// kitStale is the ID of the stale G left in the slots of P p's ring.
+func kitStale(p int) int64 { return 100000 + int64(p) }
+
+// kitGName names a G for a learner: its ID, or what a stale one is.
+func kitGName(gp *g) string {
+	if gp == nil {
+		return "nil"
+	}
+	if gp.goid >= 100000 && gp.goid < 200000 {
+		return fmt.Sprintf("G %d (a stale G left in P%d's ring, outside runqhead..runqtail)", gp.goid, gp.goid-100000)
+	}
+	return fmt.Sprintf("G %d", gp.goid)
+}
+
+// kitGList names a list of Gs: [G 3 G 4].
+func kitGList(gs []*g) string {
+	names := make([]string, len(gs))
+	for i, gp := range gs {
+		names[i] = kitGName(gp)
+	}
+	return "[" + strings.Join(names, " ") + "]"
+}
+
+// String describes the state as a learner reads it.
+func (st kitState) String() string {
+	var b strings.Builder
+	for i, ps := range st.Ps {
+		ring := make([]string, len(ps.Ring))
+		for j, id := range ps.Ring {
+			ring[j] = fmt.Sprintf("G %d", id)
+		}
+		fmt.Fprintf(&b, "P%d's ring holds [%s], runqhead=%d runqtail=%d", i, strings.Join(ring, " "), ps.Head, ps.Head+uint32(len(ps.Ring)))
+		if ps.Next != 0 {
+			fmt.Fprintf(&b, ", runnext G %d", ps.Next)
+		}
+		if ps.Running {
+			b.WriteString(", running")
+		} else {
+			b.WriteString(", idle")
+		}
+		b.WriteString("; ")
+	}
+	fmt.Fprintf(&b, "the global queue holds %d Gs", len(st.Global))
+	if len(st.Global) > 0 {
+		fmt.Fprintf(&b, " (G %d..G %d)", st.Global[0], st.Global[len(st.Global)-1])
+	}
+	if st.Randomize {
+		b.WriteString("; Config{RandomizeScheduler: true}")
+	}
+	if st.NoSysmon {
+		b.WriteString("; Config{NoSysmon: true}")
+	}
+	if st.Debug {
+		b.WriteString("; Config{Debug: true}")
+	}
+	return b.String()
+}
+
+// kitWorld is one built copy of a kitState.
+type kitWorld struct {
+	sched   *schedt
+	gs      map[int64]*g // the world's Gs, from pool
+	pool    map[int64]*g // Gs of earlier worlds, reused: fewer allocations, a faster test under -race
+	usleeps int
+	events  []Event // the trace since the world was built
+	tracing bool
+	trace   bool  // kitState.Trace
+	nextG   int64 // the next G an operation brings: 8000, 8001...
+}
+
+// g returns G id of the world, made runnable if new.
+func (w *kitWorld) g(id int64) *g {
+	gp, ok := w.gs[id]
+	if !ok {
+		if gp, ok = w.pool[id]; ok {
+			*gp = g{sched: w.sched, goid: id}
+			gp.atomicstatus.Store(_Grunnable)
+		} else {
+			gp = kitG(w.sched, id)
+			w.pool[id] = gp
+		}
+		w.gs[id] = gp
+	}
+	return gp
+}
+
+// newG returns a G no queue holds yet: the operations' G 8000, 8001...
+func (w *kitWorld) newG() *g {
+	w.nextG++
+	return w.g(8000 + w.nextG - 1)
+}
+
+// kitBuild builds st, with Gs of the pool.
+func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
+	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace}
+	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
+		Nanotime: func() int64 { return 1e9 }, Usleep: func(int64) { w.usleeps++ },
+		Trace: func(ev Event) {
+			if w.tracing {
+				w.events = append(w.events, ev)
+			}
+		}}
+	w.sched = newSchedt(cfg) // as NewLab makes its scheduler
+	defer func() { w.tracing = true }()
+	for i, ps := range st.Ps {
+		pp := w.sched.allp[i]
+		if ps.Running {
+			kitRunningP(w.sched, int32(i))
+		}
+		stale := w.g(kitStale(i))
+		for s := range pp.runq {
+			pp.runq[s].Store(stale)
+		}
+		pp.runqhead.Store(ps.Head)
+		for j, id := range ps.Ring {
+			pp.runq[(ps.Head+uint32(j))%uint32(len(pp.runq))].Store(w.g(id))
+		}
+		pp.runqtail.Store(ps.Head + uint32(len(ps.Ring)))
+		if ps.Next != 0 {
+			pp.runnext.Store(w.g(ps.Next))
+		}
+	}
+	for _, id := range st.Global {
+		w.sched.runq.pushBack(w.g(id))
+	}
+	return w
+}
+
+// kitObs is what a test can see of a world, observable by observable, in
+// a fixed order: "P0's ring" → "[G 3 G 4] (runqhead=7 runqtail=9)". Values
+// are compared by a compact key and put in words only when they differ.
+type kitObs struct {
+	names []string
+	vals  map[string]kitVal
+}
+
+// kitVal is one observable: Gs (by ID) and what else there is to say.
+type kitVal struct {
+	gs     []*g
+	list   bool   // gs is a list to show, in front of text
+	sorted bool   // gs in any order
+	text   string // the rest: counters, a status...
+}
+
+func (v kitVal) key() string {
+	b := make([]byte, 0, 8*len(v.gs)+len(v.text))
+	for _, gp := range v.gs {
+		if gp == nil {
+			b = append(b, 'n')
+		} else {
+			b = strconv.AppendInt(b, gp.goid, 10)
+		}
+		b = append(b, ',')
+	}
+	return string(append(b, v.text...))
+}
+
+func (v kitVal) String() string {
+	if !v.list {
+		return v.text
+	}
+	s := kitGList(v.gs)
+	if v.sorted {
+		s += " in any order"
+	}
+	if v.text != "" {
+		s += " " + v.text
+	}
+	return s
+}
+
+func (o *kitObs) add(name string, v kitVal) {
+	if o.vals == nil {
+		o.vals = map[string]kitVal{}
+	}
+	o.names = append(o.names, name)
+	o.vals[name] = v
+}
+
+func (o *kitObs) addf(name, format string, args ...any) {
+	o.add(name, kitVal{text: fmt.Sprintf(format, args...)})
+}
+
+// observe records w's state. unordered: the Gs of rings and of the global
+// queue as sorted multisets (a contract that leaves their order free).
+func (w *kitWorld) observe(o *kitObs, unordered bool) {
+	sched := w.sched
+	list := func(gs []*g, text string) kitVal {
+		if unordered {
+			slices.SortFunc(gs, func(a, b *g) int { return cmp.Compare(a.goid, b.goid) })
+		}
+		return kitVal{gs: gs, list: true, sorted: unordered, text: text}
+	}
+	for i, pp := range sched.allp {
+		h, t := pp.runqhead.Load(), pp.runqtail.Load()
+		var ring []*g
+		for j := h; j != t && len(ring) <= len(pp.runq); j++ {
+			ring = append(ring, pp.runq[j%uint32(len(pp.runq))].Load())
+		}
+		o.add(fmt.Sprintf("P%d's ring", i), list(ring, fmt.Sprintf("(runqhead=%d runqtail=%d)", h, t)))
+		o.add(fmt.Sprintf("P%d's runnext", i), kitVal{gs: []*g{pp.runnext.Load()}, list: true})
+		o.addf(fmt.Sprintf("P%d's status", i), "%d", pp.status.Load())
+	}
+	var global []*g
+	for gp := sched.runq.head; gp != nil && len(global) <= len(w.gs); gp = gp.schedlink {
+		global = append(global, gp)
+	}
+	tail := "consistent"
+	if n := len(global); (n == 0) != (sched.runq.tail == nil) || n > 0 && sched.runq.tail != global[n-1] {
+		tail = "tail pointer is not the last G"
+	}
+	o.add("the global queue", list(global, fmt.Sprintf("(size=%d, sizeHint=%d, %s)", sched.runq.size, sched.runq.sizeHint.Load(), tail)))
+	var idle []int32
+	for pp := sched.pidle; pp != nil && len(idle) <= len(sched.allp); pp = pp.link {
+		idle = append(idle, pp.id)
+	}
+	o.addf("the idle P list", "%v (npidle=%d)", idle, sched.npidle.Load())
+	o.addf("nmspinning", "%d", sched.nmspinning.Load())
+	locked := "not held"
+	if !sched.lock.TryLock() {
+		locked = "held"
+	} else {
+		sched.lock.Unlock()
+	}
+	o.addf("sched.lock", "%s", locked)
+	o.addf("back-offs (usleep calls)", "%d", w.usleeps)
+	if w.trace {
+		o.addf("trace events", "%v", w.events)
+	}
+}
+
+// kitOp is one operation of a differential test, in data: what it does is
+// the lesson's (kitDiff's do). Shrinking may lower K.
+type kitOp struct {
+	Kind string
+	P, Q int    // the Ps it works on (Q: a victim, say)
+	K    int    // a count (Gs in a batch, n of a batch get)
+	MinK int    // the smallest K the contract allows: shrinking stops there
+	At   uint32 // an index (batchHead)
+	Flag bool   // a flag (stealRunNextG, next)
+}
+
+// kitDiffRun runs ops on two builds of st, the learner's functions on one
+// and the reference's on the other (do(w, op, ref) runs op and returns
+// what it returned, in words), comparing after each operation. It returns
+// "" if they agree, else what differed.
+func kitDiffRun(st kitState, ops []kitOp, do func(w *kitWorld, op kitOp, ref bool) string, unordered func(st kitState, op kitOp) bool, pools *[2]map[int64]*g) string {
+	mine, ref := kitBuild(st, pools[0]), kitBuild(st, pools[1])
+	loose := false
+	for i, op := range ops {
+		got, why := kitCall(func() string { return do(mine, op, false) })
+		want, _ := kitCall(func() string { return do(ref, op, true) })
+		loose = loose || unordered(st, op)
+		var o1, o2 kitObs
+		o1.addf("returned", "%s", got)
+		o2.addf("returned", "%s", want)
+		mine.observe(&o1, loose)
+		ref.observe(&o2, loose)
+		var diffs []string
+		for _, name := range o2.names {
+			if o1.vals[name].key() != o2.vals[name].key() {
+				diffs = append(diffs, fmt.Sprintf("  %s: the reference's %s, yours %s", name, o2.vals[name], o1.vals[name]))
+			}
+		}
+		if len(diffs) > 0 {
+			if why != "" {
+				diffs = append(diffs, "  yours panicked with: "+strings.SplitN(why, "\n", 2)[0])
+			}
+			return fmt.Sprintf("after operation %d, %s:\n%s", i+1, kitOpName(op), strings.Join(diffs, "\n"))
+		}
+		if strings.HasPrefix(want, "panicked") {
+			return "" // both panicked alike: the state is broken past this point
+		}
+	}
+	return ""
+}
+
+// kitCall runs f and returns its result, or "panicked" and the panic's
+// message: where the reference panics (a runq overflow), the learner's
+// code must panic too, with any message.
+func kitCall(f func() string) (s, panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, panicked = "panicked", fmt.Sprint(r)
+		}
+	}()
+	return f(), ""
+}
+
+// kitOpName names an operation for a learner.
+func kitOpName(op kitOp) string {
+	switch op.Kind {
+	case "runqputtail":
+		return fmt.Sprintf("runqputtail(P%d, a new G)", op.P)
+	case "runqputbatch":
+		return fmt.Sprintf("runqputbatch(P%d, a queue of %d new Gs)", op.P, op.K)
+	case "runqgethead", "runqdrain", "runqget", "runqempty", "runqgrabnext":
+		return fmt.Sprintf("%s(P%d)", op.Kind, op.P)
+	case "runqgrab":
+		return fmt.Sprintf("runqgrab(P%d, a fresh batch ring, batchHead=%d, stealRunNextG=%v)", op.P, op.At, op.Flag)
+	case "runqsteal":
+		return fmt.Sprintf("runqsteal(P%d, P%d, stealRunNextG=%v) (P%d steals from P%d)", op.P, op.Q, op.Flag, op.P, op.Q)
+	case "runqput":
+		return fmt.Sprintf("runqput(P%d, a new G, next=%v)", op.P, op.Flag)
+	case "globrunqgetbatch":
+		return fmt.Sprintf("globrunqgetbatch(%d) with sched.lock held", op.K)
+	case "globrunqputbatch":
+		return fmt.Sprintf("globrunqputbatch(a queue of %d new Gs) with sched.lock held", op.K)
+	}
+	return op.Kind + " with sched.lock held"
+}
+
+// kitDiff runs the differential test on n generated states: gen makes a
+// state and its operations from a seeded source. A failing state is
+// shrunk and reported in words, with the seed that made it.
+func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitState, []kitOp),
+	do func(w *kitWorld, op kitOp, ref bool) string, unordered func(st kitState, op kitOp) bool) {
+	t.Helper()
+	pools := &[2]map[int64]*g{{}, {}}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		st, ops := gen(rand.New(rand.NewPCG(seed, 0x6b617461)))
+		if kitDiffRun(st, ops, do, unordered, pools) == "" {
+			continue
+		}
+		st, ops = kitShrink(st, ops, func(st kitState, ops []kitOp) bool { return kitDiffRun(st, ops, do, unordered, pools) != "" })
+		names := make([]string, len(ops))
+		for i, op := range ops {
+			names[i] = kitOpName(op)
+		}
+		t.Fatalf("your functions and the reference's disagree (state %d, shrunk):\nstate: %s\noperations: %s\n%s%s",
+			seed, st, strings.Join(names, "; "), kitDiffRun(st, ops, do, unordered, pools), kitHint(lesson))
+	}
+}
+
+// kitShrink makes a failing state and its operations smaller while fails
+// still holds: fewer operations, fewer Ps, fewer Gs on each ring and on
+// the global queue, no runnext, an idle P, smaller counters, smaller
+// batches. It tries each change in turn and keeps those that still fail,
+// until none does (or it has tried enough).
+func kitShrink(st kitState, ops []kitOp, fails func(kitState, []kitOp) bool) (kitState, []kitOp) {
+	for tries := 0; tries < 2000; {
+		progress := false
+		for _, c := range kitShrinkSteps(st, ops) {
+			tries++
+			if fails(c.st, c.ops) {
+				st, ops, progress = c.st, c.ops, true
+				break
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	return st, ops
+}
+
+type kitCandidate struct {
+	st  kitState
+	ops []kitOp
+}
+
+// kitShrinkSteps lists the one-step smaller versions of a state.
+func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
+	var out []kitCandidate
+	clone := func() kitState {
+		c := st
+		c.Ps = slices.Clone(st.Ps)
+		for i := range c.Ps {
+			c.Ps[i].Ring = slices.Clone(st.Ps[i].Ring)
+		}
+		c.Global = slices.Clone(st.Global)
+		return c
+	}
+	for i := range ops {
+		if len(ops) > 1 {
+			out = append(out, kitCandidate{st, slices.Delete(slices.Clone(ops), i, i+1)})
+		}
+		if ops[i].At != 0 {
+			c := slices.Clone(ops)
+			c[i].At = 0
+			out = append(out, kitCandidate{st, c})
+		}
+		if k := ops[i].K; k > 0 {
+			for _, smaller := range []int{0, k / 2, k - 1} {
+				if smaller < k && smaller >= ops[i].MinK {
+					c := slices.Clone(ops)
+					c[i].K = smaller
+					out = append(out, kitCandidate{st, c})
+				}
+			}
+		}
+	}
+	if len(st.Ps) > max(st.MinProcs, 1) {
+		c := clone()
+		c.Ps = c.Ps[:len(c.Ps)-1]
+		out = append(out, kitCandidate{c, ops})
+	}
+	for i, ps := range st.Ps {
+		if n := len(ps.Ring); n > 0 {
+			for _, keep := range [][2]int{{0, n / 2}, {n / 2, n}, {0, n - 1}, {1, n}} {
+				c := clone()
+				c.Ps[i].Ring = c.Ps[i].Ring[keep[0]:keep[1]]
+				out = append(out, kitCandidate{c, ops})
+			}
+		}
+		if ps.Next != 0 {
+			c := clone()
+			c.Ps[i].Next = 0
+			out = append(out, kitCandidate{c, ops})
+		}
+		if ps.Running {
+			c := clone()
+			c.Ps[i].Running = false
+			out = append(out, kitCandidate{c, ops})
+		}
+		for _, h := range []uint32{0, ps.Head / 2, ps.Head - ps.Head%256} {
+			if h < ps.Head {
+				c := clone()
+				c.Ps[i].Head = h
+				out = append(out, kitCandidate{c, ops})
+			}
+		}
+	}
+	if n := len(st.Global); n > 0 {
+		for _, keep := range [][2]int{{0, 0}, {0, n / 2}, {0, n - 1}} {
+			c := clone()
+			c.Global = c.Global[keep[0]:keep[1]]
+			out = append(out, kitCandidate{c, ops})
+		}
+	}
+	return out
+}
+
+// kitGenP makes a P's state for a generated test: an empty, partly full,
+// full or nearly full ring, its counters anywhere (near the uint32
+// wrap-around, a quarter of the time), runnext set a third of the time.
+func kitGenP(r *rand.Rand, p int) kitPState {
+	ps := kitPState{Running: r.IntN(2) == 0}
+	switch r.IntN(4) {
+	case 0:
+		ps.Head = uint32(r.IntN(1000))
+	case 1:
+		ps.Head = ^uint32(0) - uint32(r.IntN(300)) // wraps while in use
+	default:
+		ps.Head = r.Uint32()
+	}
+	var n int
+	switch r.IntN(6) {
+	case 0:
+		n = 0
+	case 1:
+		n = 256
+	case 2:
+		n = 255 + r.IntN(2)
+	case 3:
+		n = 1 + r.IntN(3)
+	default:
+		n = r.IntN(257)
+	}
+	for i := range n {
+		ps.Ring = append(ps.Ring, int64(p+1)*1000+int64(i))
+	}
+	if r.IntN(3) == 0 {
+		ps.Next = int64(p+1)*1000 + 999
+	}
+	return ps
+}
+
+// kitGenGlobal makes the global queue of a generated test: empty a third
+// of the time, else up to most Gs.
+func kitGenGlobal(r *rand.Rand, most int) []int64 {
+	var gs []int64
+	if r.IntN(3) > 0 {
+		for i := range 1 + r.IntN(most) {
+			gs = append(gs, 9000+int64(i))
+		}
+	}
+	return gs
+}

@@ -1,0 +1,554 @@
+package sched
+
+// A bounded exhaustive explorer for the hidden tests: where kitInterleave
+// runs the orders PCT picks by seed, kitExplore runs EVERY order of a few
+// small threads, one atomic operation at a time, up to a bound on the
+// preemptions (iterative context bounding, as Microsoft's CHESS does:
+// Musuvathi and Qadeer, "Iterative context bounding for systematic
+// testing of multithreaded programs", PLDI 2007). Most concurrency bugs
+// need only one or two preemptions, and the schedules with at most b
+// preemptions of n threads taking k steps number about (n·k)^b, not
+// the (n·k)! of all of them.
+//
+// How: a schedule is the list of the thread chosen at each scheduling
+// point. An execution is forced along a prefix of choices, then goes on
+// without preempting (the thread that runs keeps running until it ends);
+// each step past the prefix where another thread could have gone is a new
+// prefix to run (depth-first by re-running from the start). Every
+// execution starts from a fresh state built by the same setup, so the
+// schedule alone decides what happens. Schedules are run in order of
+// their preemptions (0, then 1, then 2...), so the first failure found is
+// one of the simplest, and the shortest of those is reported.
+//
+// At every step, with every thread paused between two operations, an
+// invariant is checked; at the end, a key for the final state is collected:
+// comparing the sets of keys of two implementations from the same start
+// (a learner's and the reference's) shows a final state only one reaches.
+//
+// No partial-order reduction: the lessons' scenarios take 19 to 300
+// executions each (measured), and telling which operations commute (two
+// loads, or operations on different fields) needs each operation's field,
+// which the hook (setInterleaveHook's func()) is not given. The story of a
+// failing schedule names the operations from the call stack instead
+// (kitOpLabel), which is too slow for every step.
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// kitThread is one thread of an explored run: a name in the learner's words
+// ("the thief") and its body.
+type kitThread struct {
+	name string
+	fn   func()
+}
+
+// kitStart is one execution's start state, built fresh by a scenario's setup:
+// its threads, an invariant checked at every step (nil: none; it must read
+// the state with the scheduling points' operations only, and returns what is
+// wrong or ""), and the final state's key and problem, read once all threads
+// have ended.
+type kitStart struct {
+	threads []kitThread
+	check   func() string
+	final   func() (key, problem string)
+}
+
+// kitExploreResult is what an exploration found.
+type kitExploreResult struct {
+	runs   int             // executions run
+	finals map[string]bool // the keys of the final states reached
+	fail   string          // the shortest failure, as a story, or ""
+	capped bool            // max executions reached before the bound was covered
+}
+
+// kitStep is one decision of an execution: the thread chosen, the threads
+// that could have been, the one that ran before, whether that one was
+// switched out for spinning (a yield, which costs no preemption), and the
+// preemptions made before it.
+type kitStep struct {
+	chose, prev int
+	enabled     []bool
+	yield       bool
+	preempts    int
+}
+
+// kitExplore runs every schedule of setup's threads with at most bound
+// preemptions (and at most maxRuns executions, 0: no cap), checking each.
+func kitExplore(bound, maxRuns int, setup func() kitStart) kitExploreResult {
+	res := kitExploreResult{finals: map[string]bool{}}
+	pool := kitNewPool()
+	defer pool.close()
+	layers := make([][][]int, bound+1)
+	layers[0] = [][]int{nil}
+	type failure struct {
+		prefix []int
+		msg    string
+		length int
+	}
+	var best *failure
+	for k := 0; k <= bound && best == nil; k++ {
+		for i := 0; i < len(layers[k]); i++ {
+			if maxRuns > 0 && res.runs >= maxRuns {
+				res.capped = true
+				break
+			}
+			prefix := layers[k][i]
+			e := pool.run(setup(), prefix, false)
+			res.runs++
+			if pool.broken {
+				res.fail = e.problem
+				return res
+			}
+			if res.runs == 1 && len(e.trace) <= e.n+1 {
+				// Decisions only at the start and at each end: no point
+				// reached the controller, so nothing was explored.
+				res.fail = "the explorer saw none of the threads' atomic operations (a bug of the test kit, not of your code: kitExWorkerOf did not recognize its workers; please report it)"
+				return res
+			}
+			if e.problem == "" {
+				res.finals[e.key] = true
+			} else if best == nil || len(e.trace) < best.length {
+				best = &failure{prefix: e.choices(), msg: e.problem, length: len(e.trace)}
+			}
+			for _, alt := range e.alternatives(len(prefix), bound) {
+				layers[alt.preempts] = append(layers[alt.preempts], alt.prefix)
+			}
+		}
+	}
+	if best != nil {
+		res.fail = best.msg
+		e := pool.run(setup(), best.prefix, true)
+		if !pool.broken {
+			res.fail += "\n" + e.story()
+		}
+	}
+	return res
+}
+
+// kitAlt is a schedule still to run: a prefix of choices and its preemptions.
+type kitAlt struct {
+	prefix   []int
+	preempts int
+}
+
+// alternatives returns the schedules that differ from e's first at a step
+// past its forced prefix, within bound preemptions.
+func (e *kitExec) alternatives(from, bound int) []kitAlt {
+	var alts []kitAlt
+	choices := e.choices()
+	for i := from; i < len(e.trace); i++ {
+		st := e.trace[i]
+		for t, ok := range st.enabled {
+			if !ok || t == st.chose {
+				continue
+			}
+			cost := 0
+			if st.prev >= 0 && st.enabled[st.prev] && t != st.prev && !st.yield {
+				cost = 1
+			}
+			if st.preempts+cost > bound {
+				continue
+			}
+			prefix := append(append([]int(nil), choices[:i]...), t)
+			alts = append(alts, kitAlt{prefix, st.preempts + cost})
+		}
+	}
+	return alts
+}
+
+// kitExec is the controller of one execution.
+type kitExec struct {
+	mu      sync.Mutex
+	workers []*kitExWorker
+	n       int // threads of this run
+	names   []string
+	done    []bool
+	run     []int // steps in a row of each thread without a switch
+	prefix  []int
+	trace   []kitStep
+	cur     int // the thread running, -1 before the first
+	check   func() string
+	problem string
+	quiet   bool // the invariant is being read: points pass through
+	end     chan struct{}
+
+	labels  bool     // name each operation (for the story)
+	pending []string // each thread's operation it is paused before
+	ops     []string // the story: each operation in the order made
+}
+
+// kitSpinLimit is how many points in a row a thread makes before it is
+// switched out as spinning (waiting for another thread: only a switch lets
+// it progress); kitStepLimit ends an execution that never ends.
+const (
+	kitSpinLimit = 200
+	kitStepLimit = 20000
+)
+
+func (e *kitExec) choices() []int {
+	c := make([]int, len(e.trace))
+	for i, st := range e.trace {
+		c[i] = st.chose
+	}
+	return c
+}
+
+// decide records a step and returns the thread to run next (-1: none
+// left); e.mu is held and no thread runs.
+func (e *kitExec) decide() int {
+	i := len(e.trace)
+	if e.problem == "" && e.check != nil && i > 0 {
+		e.quiet = true
+		e.problem = e.check()
+		e.quiet = false
+	}
+	st := kitStep{prev: e.cur, chose: -1, enabled: make([]bool, e.n)}
+	if i > 0 {
+		last := e.trace[i-1]
+		st.preempts = last.preempts
+		if last.prev >= 0 && last.enabled[last.prev] && last.chose != last.prev && !last.yield {
+			st.preempts++
+		}
+	}
+	any := false
+	for t := range e.n {
+		st.enabled[t] = !e.done[t]
+		any = any || st.enabled[t]
+	}
+	if !any {
+		return -1
+	}
+	switch {
+	case i < len(e.prefix) && st.enabled[e.prefix[i]]:
+		st.chose = e.prefix[i]
+	case i < len(e.prefix):
+		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
+		st.chose = e.nextAfter(e.cur)
+	case e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] < kitSpinLimit:
+		st.chose = e.cur
+	default:
+		st.chose = e.nextAfter(e.cur)
+	}
+	st.yield = e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] >= kitSpinLimit
+	if i >= kitStepLimit {
+		e.fail(fmt.Sprintf("the threads made %d atomic operations and had not ended: one loops waiting for something that never comes", i))
+	}
+	e.trace = append(e.trace, st)
+	if st.chose == e.cur {
+		e.run[e.cur]++
+	} else if e.cur >= 0 {
+		e.run[e.cur] = 0
+	}
+	if e.labels && e.pending[st.chose] != "" {
+		e.ops = append(e.ops, fmt.Sprintf("%s: %s", e.names[st.chose], e.pending[st.chose]))
+		e.pending[st.chose] = ""
+	}
+	e.cur = st.chose
+	return st.chose
+}
+
+// nextAfter returns the first thread after t (round robin) not ended.
+func (e *kitExec) nextAfter(t int) int {
+	for d := 1; d <= e.n; d++ {
+		if u := (t + d + e.n) % e.n; !e.done[u] {
+			return u
+		}
+	}
+	return -1
+}
+
+func (e *kitExec) fail(msg string) {
+	if e.problem == "" {
+		e.problem = msg
+	}
+}
+
+// point is a scheduling point of thread t: before one of its operations.
+func (e *kitExec) point(t int) {
+	if e.quiet { // only the thread that holds the turn reads or sets it
+		return
+	}
+	var label string
+	if e.labels {
+		label = kitOpLabel()
+	}
+	e.mu.Lock()
+	if e.labels {
+		e.pending[t] = label
+	}
+	next := e.decide()
+	e.mu.Unlock()
+	if next == t {
+		return
+	}
+	e.workers[next].turn <- struct{}{}
+	<-e.workers[t].turn
+}
+
+// exit ends thread t and hands the turn on.
+func (e *kitExec) exit(t int) {
+	e.mu.Lock()
+	e.done[t] = true
+	next := e.decide()
+	e.mu.Unlock()
+	if next < 0 {
+		close(e.end)
+		return
+	}
+	e.workers[next].turn <- struct{}{}
+}
+
+// story tells the schedule, one line per run of operations of a thread.
+func (e *kitExec) story() string {
+	var b strings.Builder
+	b.WriteString("the shortest failing order of operations (each runs when its thread's turn comes):")
+	last := ""
+	for _, op := range e.ops {
+		who, what, _ := strings.Cut(op, ": ")
+		if who != last {
+			fmt.Fprintf(&b, "\n  %s:", who)
+			last = who
+		} else {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s", what)
+	}
+	return b.String()
+}
+
+// kitOpLabel names the operation a scheduling point comes before, from
+// the call stack: the atomic's method, the field it is on as the caller's
+// source line spells it, and the caller ("pp.runqhead.Load() in runqgrab,
+// runq.go:185"). Only used to tell a failing schedule.
+func kitOpLabel() string {
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	method := ""
+	for {
+		f, more := frames.Next()
+		if i := strings.Index(f.Function, ".(*atomic"); i >= 0 {
+			method = f.Function[strings.LastIndex(f.Function, ".")+1:]
+		} else if method != "" {
+			fn := f.Function[strings.LastIndex(f.Function, ".")+1:]
+			file := f.File[strings.LastIndex(f.File, "/")+1:]
+			return fmt.Sprintf("%s in %s (%s:%d)", kitSourceCall(f.File, f.Line, method), fn, file, f.Line)
+		}
+		if !more {
+			return "an atomic operation"
+		}
+	}
+}
+
+var kitSources sync.Map // file name -> []string of its lines
+
+// kitSourceCall returns the call of method on line of file as written
+// there ("pp.runqhead.CompareAndSwap(h, h+n)"), or ".method()" if the
+// source cannot be read.
+func kitSourceCall(file string, line int, method string) string {
+	v, ok := kitSources.Load(file)
+	if !ok {
+		b, _ := os.ReadFile(file)
+		v, _ = kitSources.LoadOrStore(file, strings.Split(string(b), "\n"))
+	}
+	lines := v.([]string)
+	if line < 1 || line > len(lines) {
+		return "." + method + "()"
+	}
+	src := lines[line-1]
+	i := strings.Index(src, "."+method+"(")
+	if i < 0 {
+		return strings.TrimSpace(src)
+	}
+	start := i
+	for start > 0 && strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]", rune(src[start-1])) {
+		start--
+	}
+	end, depth := i+len(method)+1, 0
+	for ; end < len(src); end++ {
+		if src[end] == '(' {
+			depth++
+		} else if src[end] == ')' {
+			if depth--; depth == 0 {
+				end++
+				break
+			}
+		}
+	}
+	return src[start:end]
+}
+
+// kitExWorker is a controlled thread of the explorer: a goroutine that
+// lives for a whole exploration and runs one thread's body per execution.
+type kitExWorker struct {
+	idx  int
+	turn chan struct{}
+	jobs chan kitJob
+	exec *kitExec // the execution under way; set by the worker
+	slot int      // its entry function in kitSlotFuncs
+	pool *kitPool
+}
+
+type kitJob struct {
+	e  *kitExec
+	fn func()
+}
+
+func (w *kitExWorker) atPoint() { w.exec.point(w.idx) }
+
+// kitPool holds the explorer's workers, made as a run needs them.
+type kitPool struct {
+	workers []*kitExWorker
+	wg      sync.WaitGroup
+	broken  bool // an execution never ended: its workers are stuck
+}
+
+func kitNewPool() *kitPool {
+	kitRunStarts()
+	kitExploring.Add(1)
+	return &kitPool{}
+}
+
+// kitExploring counts the explorations under way: while there are any, a
+// scheduling point first asks kitExWorkerOf whether an explorer's worker
+// made it.
+var kitExploring atomic.Int32
+
+func (pl *kitPool) close() {
+	defer kitExploring.Add(-1)
+	if pl.broken {
+		kitRunEnds()
+		return
+	}
+	for _, w := range pl.workers {
+		close(w.jobs)
+	}
+	pl.wg.Wait()
+	kitRunEnds()
+}
+
+func (pl *kitPool) grow(n int) {
+	var more []*kitExWorker
+	for i := len(pl.workers); i < n; i++ {
+		more = append(more, &kitExWorker{idx: i, turn: make(chan struct{}, 1), jobs: make(chan kitJob), pool: pl})
+	}
+	if len(more) == 0 {
+		return
+	}
+	kitSlotTake(more)
+	for _, w := range more {
+		pl.workers = append(pl.workers, w)
+		pl.wg.Add(1)
+		go kitSlotFuncs[w.slot](w)
+	}
+}
+
+// loop runs the jobs sent to w until its pool closes.
+func (w *kitExWorker) loop() {
+	defer w.pool.wg.Done()
+	defer kitSlotFree(w.slot)
+	for job := range w.jobs {
+		w.exec = job.e
+		w.do(job)
+	}
+}
+
+// do runs one thread's body when its turn first comes.
+func (w *kitExWorker) do(job kitJob) {
+	<-w.turn
+	defer job.e.exit(w.idx)
+	defer func() {
+		if r := recover(); r != nil {
+			job.e.mu.Lock()
+			job.e.fail(fmt.Sprintf("%s panicked: %v", job.e.names[w.idx], r))
+			job.e.mu.Unlock()
+		}
+	}()
+	job.fn()
+}
+
+// run executes r along prefix (then without preemptions) and returns the
+// execution, its problem and final key set.
+func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
+	n := len(r.threads)
+	pl.grow(n)
+	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n),
+		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n)}
+	for _, th := range r.threads {
+		e.names = append(e.names, th.name)
+	}
+	for t, th := range r.threads {
+		pl.workers[t].jobs <- kitJob{e, th.fn}
+	}
+	e.mu.Lock()
+	first := e.decide()
+	e.mu.Unlock()
+	pl.workers[first].turn <- struct{}{}
+	select {
+	case <-e.end:
+	case <-time.After(10 * time.Second):
+		// The threads are stuck for good: the pool cannot be used again.
+		pl.broken = true
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.fail("the threads did not finish in 10s: one is blocked on something other than an atomic operation (a lock another thread holds?), or loops forever")
+		return &kitExecResult{kitExec: e}
+	}
+	res := &kitExecResult{kitExec: e}
+	if e.problem == "" && r.final != nil {
+		res.key, e.problem = r.final()
+	}
+	return res
+}
+
+// kitExecResult is an execution that has ended, with its final state's key.
+type kitExecResult struct {
+	*kitExec
+	key string
+}
+
+// kitExploreOracle explores the learner's code (mine) with at most bound
+// preemptions and fails it on any final state the reference's code (ref,
+// the ref_ copies of the lesson's functions, on the same start) does not
+// reach with at most refBound. A right file may take fewer operations than
+// the reference to reach a state (a Swap for a Load and a CompareAndSwap),
+// so refBound must be where the reference's set stops growing: measured on
+// each lesson's scenarios (see the lesson's test), one preemption more
+// adds no final state. It returns the failure, as kitExplore tells it, or
+// "".
+func kitExploreOracle(bound, refBound int, mine, ref func() kitStart) string {
+	allowed := kitExplore(refBound, 0, ref)
+	if allowed.fail != "" {
+		return "the reference itself fails this test (a bug of the test, not yours; please report it): " + allowed.fail
+	}
+	res := kitExplore(bound, 0, func() kitStart {
+		s := mine()
+		final := s.final
+		s.final = func() (string, string) {
+			key, problem := final()
+			if problem == "" && !allowed.finals[key] {
+				problem = fmt.Sprintf("the threads ended in a state the reference never reaches from the same start: %s (the reference ends in one of: %s)", key, kitKeys(allowed.finals))
+			}
+			return key, problem
+		}
+		return s
+	})
+	return res.fail
+}
+
+// kitKeys lists a set of final states, sorted, one per line.
+func kitKeys(set map[string]bool) string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return "\n    " + strings.Join(keys, "\n    ")
+}
