@@ -1,3 +1,5 @@
+//go:build kata_interleave
+
 package sched
 
 // The run queues as kitExplore sees them: a world of Ps and Gs where
@@ -10,18 +12,17 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 )
 
 // The invariant, the setup and the final state read and write the atomics
-// around the scheduling points (each wrapper in atomics.go holds only its
-// sync/atomic value, so a pointer to one is a pointer to the other): a
+// around the scheduling points (each type of atomics.go is defined on its
+// sync/atomic type, so a pointer to one converts to the other): a
 // point costs an unwinding of the stack while an exploration is under way
 // (kitExWorkerOf), and the invariant, read at every step, would make most
 // of them.
 
-func kitRaw32(a *atomicUint32) *atomic.Uint32        { return (*atomic.Uint32)(unsafe.Pointer(a)) }
-func kitRawG(a *atomicPointer[g]) *atomic.Pointer[g] { return (*atomic.Pointer[g])(unsafe.Pointer(a)) }
+func kitRaw32(a *atomicUint32) *atomic.Uint32        { return (*atomic.Uint32)(a) }
+func kitRawG(a *atomicPointer[g]) *atomic.Pointer[g] { return (*atomic.Pointer[g])(a) }
 
 // kitPutAll puts gs on pp's ring in order, before any thread runs, as
 // runqputtail would (the ring has room).

@@ -1,3 +1,5 @@
+//go:build kata_interleave
+
 package sched
 
 // How a scheduling point knows which explorer's worker made it, cheaply.

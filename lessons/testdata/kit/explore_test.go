@@ -1,3 +1,5 @@
+//go:build kata_interleave
+
 package sched
 
 // A bounded exhaustive explorer for the hidden tests: where kitInterleave
