@@ -8,8 +8,9 @@ package sched
 // after each operation: what it returned, every P's ring (counters and
 // Gs, in order), runnext, status, the global queue (its Gs in order, and
 // its size), the idle P list, the spinning count, sched.lock, the
-// back-offs (usleep calls). A failing state is then shrunk (fewer Ps,
-// fewer Gs, smaller counters, fewer operations) and printed in words.
+// back-offs (usleep calls and their lengths). A failing state is then
+// shrunk (fewer Ps, fewer Gs, smaller counters, fewer operations) and
+// printed in words.
 //
 // States are built by writing the fields directly, not with the Lab's
 // Runqput: that is the learner's runqput in lessons 01 and 02, so a state
@@ -47,6 +48,7 @@ type kitPState struct {
 	Ring    []int64
 	Next    int64 // 0: none
 	Running bool  // _Prunning with an M and a running G (kitRunningP); else idle
+	Syscall bool  // _Psyscall, with no M (its G in a system call); not with Running
 }
 
 // kitStale is the ID of the stale G left in the slots of P p's ring.
@@ -86,6 +88,8 @@ func (st kitState) String() string {
 		}
 		if ps.Running {
 			b.WriteString(", running")
+		} else if ps.Syscall {
+			b.WriteString(", in a system call")
 		} else {
 			b.WriteString(", idle")
 		}
@@ -112,8 +116,8 @@ type kitWorld struct {
 	sched   *schedt
 	gs      map[int64]*g // the world's Gs, from pool
 	pool    map[int64]*g // Gs of earlier worlds, reused: fewer allocations, a faster test under -race
-	usleeps int
-	events  []Event // the trace since the world was built
+	usleeps []int64      // the back-offs asked for, in µs
+	events  []Event      // the trace since the world was built
 	tracing bool
 	trace   bool  // kitState.Trace
 	nextG   int64 // the next G an operation brings: 8000, 8001...
@@ -145,7 +149,7 @@ func (w *kitWorld) newG() *g {
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace}
 	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
-		Nanotime: func() int64 { return 1e9 }, Usleep: func(int64) { w.usleeps++ },
+		Nanotime: func() int64 { return 1e9 }, Usleep: func(us int64) { w.usleeps = append(w.usleeps, us) },
 		Trace: func(ev Event) {
 			if w.tracing {
 				w.events = append(w.events, ev)
@@ -157,6 +161,9 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 		pp := w.sched.allp[i]
 		if ps.Running {
 			kitRunningP(w.sched, int32(i))
+		} else if ps.Syscall {
+			kitTakeP(w.sched, int32(i))
+			pp.status.Store(_Psyscall)
 		}
 		stale := w.g(kitStale(i))
 		for s := range pp.runq {
@@ -274,7 +281,7 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		sched.lock.Unlock()
 	}
 	o.addf("sched.lock", "%s", locked)
-	o.addf("back-offs (usleep calls)", "%d", w.usleeps)
+	o.addf("back-offs (usleep calls, µs)", "%v", w.usleeps)
 	if w.trace {
 		o.addf("trace events", "%v", w.events)
 	}
@@ -459,9 +466,9 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 			c.Ps[i].Next = 0
 			out = append(out, kitCandidate{c, ops})
 		}
-		if ps.Running {
+		if ps.Running || ps.Syscall {
 			c := clone()
-			c.Ps[i].Running = false
+			c.Ps[i].Running, c.Ps[i].Syscall = false, false
 			out = append(out, kitCandidate{c, ops})
 		}
 		for _, h := range []uint32{0, ps.Head / 2, ps.Head - ps.Head%256} {
@@ -487,6 +494,7 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 // wrap-around, a quarter of the time), runnext set a third of the time.
 func kitGenP(r *rand.Rand, p int) kitPState {
 	ps := kitPState{Running: r.IntN(2) == 0}
+	ps.Syscall = !ps.Running && r.IntN(4) == 0
 	switch r.IntN(4) {
 	case 0:
 		ps.Head = uint32(r.IntN(1000))
