@@ -385,8 +385,9 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 		for i, op := range ops {
 			names[i] = kitOpName(op)
 		}
-		t.Fatalf("your functions and the reference's disagree (state %d, shrunk):\nstate: %s\noperations: %s\n%s%s",
-			seed, st, strings.Join(names, "; "), kitDiffRun(st, ops, do, unordered, pools), kitHint(lesson))
+		t.Fatalf("your functions and the reference's disagree (state %d, shrunk):\nstate: %s\noperations: %s\n%s\n"+
+			"(what this test compares, some of it newly part of the contract, is under \"What the tests check\" in: kata task %s)%s",
+			seed, st, strings.Join(names, "; "), kitDiffRun(st, ops, do, unordered, pools), lesson[:2], kitHint(lesson))
 	}
 }
 
