@@ -26,6 +26,10 @@ func l01GenDiff(r *rand.Rand) (kitState, []kitOp) {
 	for i := range 2 + r.IntN(3) {
 		st.Ps = append(st.Ps, kitGenP(r, i))
 	}
+	if p := r.IntN(4); p < 2 {
+		// An empty ring with a runnext: where a thief takes runnext.
+		st.Ps[p].Ring, st.Ps[p].Next = nil, int64(p+1)*1000+999
+	}
 	if r.IntN(6) == 0 {
 		// One put that may shuffle: runqputslow's batch, or runqputbatch's.
 		st.Randomize = true
