@@ -40,6 +40,9 @@ type kitState struct {
 	NoSysmon  bool // Config.NoSysmon
 	Seed      uint64
 	MinProcs  int // the operations name Ps up to MinProcs-1: shrinking keeps them
+	// Observe, if set, adds what a lesson's test compares beyond the
+	// kit's observables.
+	Observe func(w *kitWorld, o *kitObs)
 }
 
 // kitPState is one P of a kitState.
@@ -119,8 +122,10 @@ type kitWorld struct {
 	usleeps []int64      // the back-offs asked for, in µs
 	events  []Event      // the trace since the world was built
 	tracing bool
-	trace   bool  // kitState.Trace
-	nextG   int64 // the next G an operation brings: 8000, 8001...
+	trace   bool                         // kitState.Trace
+	ps      []*p                         // every P built, those procresize destroys included
+	extra   func(w *kitWorld, o *kitObs) // kitState.Observe
+	nextG   int64                        // the next G an operation brings: 8000, 8001...
 }
 
 // g returns G id of the world, made runnable if new.
@@ -147,7 +152,7 @@ func (w *kitWorld) newG() *g {
 
 // kitBuild builds st, with Gs of the pool.
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
-	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace}
+	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace, extra: st.Observe}
 	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
 		Nanotime: func() int64 { return 1e9 }, Usleep: func(us int64) { w.usleeps = append(w.usleeps, us) },
 		Trace: func(ev Event) {
@@ -181,6 +186,7 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	for _, id := range st.Global {
 		w.sched.runq.pushBack(w.g(id))
 	}
+	w.ps = slices.Clone(w.sched.allp)
 	return w
 }
 
@@ -240,7 +246,8 @@ func (o *kitObs) addf(name, format string, args ...any) {
 }
 
 // observe records w's state. unordered: the Gs of rings and of the global
-// queue as sorted multisets (a contract that leaves their order free).
+// queue as sorted multisets, and the idle P list as a set (a contract that
+// leaves their order free).
 func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	sched := w.sched
 	list := func(gs []*g, text string) kitVal {
@@ -249,13 +256,17 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		}
 		return kitVal{gs: gs, list: true, sorted: unordered, text: text}
 	}
-	for i, pp := range sched.allp {
+	for i, pp := range w.ps {
 		h, t := pp.runqhead.Load(), pp.runqtail.Load()
 		var ring []*g
 		for j := h; j != t && len(ring) <= len(pp.runq); j++ {
 			ring = append(ring, pp.runq[j%uint32(len(pp.runq))].Load())
 		}
-		o.add(fmt.Sprintf("P%d's ring", i), list(ring, fmt.Sprintf("(runqhead=%d runqtail=%d)", h, t)))
+		counters := fmt.Sprintf("(runqhead=%d runqtail=%d)", h, t)
+		if pp.status.Load() == _Pdead {
+			counters = "(a destroyed P: where its counters stop is free)"
+		}
+		o.add(fmt.Sprintf("P%d's ring", i), list(ring, counters))
 		o.add(fmt.Sprintf("P%d's runnext", i), kitVal{gs: []*g{pp.runnext.Load()}, list: true})
 		o.addf(fmt.Sprintf("P%d's status", i), "%d", pp.status.Load())
 	}
@@ -272,7 +283,12 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	for pp := sched.pidle; pp != nil && len(idle) <= len(sched.allp); pp = pp.link {
 		idle = append(idle, pp.id)
 	}
-	o.addf("the idle P list", "%v (npidle=%d)", idle, sched.npidle.Load())
+	if unordered {
+		slices.Sort(idle)
+		o.addf("the idle P list", "%v in any order (npidle=%d)", idle, sched.npidle.Load())
+	} else {
+		o.addf("the idle P list", "%v (npidle=%d)", idle, sched.npidle.Load())
+	}
 	o.addf("nmspinning", "%d", sched.nmspinning.Load())
 	locked := "not held"
 	if !sched.lock.TryLock() {
@@ -284,6 +300,9 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	o.addf("back-offs (usleep calls, µs)", "%v", w.usleeps)
 	if w.trace {
 		o.addf("trace events", "%v", w.events)
+	}
+	if w.extra != nil {
+		w.extra(w, o)
 	}
 }
 
@@ -362,6 +381,8 @@ func kitOpName(op kitOp) string {
 		return fmt.Sprintf("runqput(P%d, a new G, next=%v)", op.P, op.Flag)
 	case "globrunqgetbatch":
 		return fmt.Sprintf("globrunqgetbatch(%d) with sched.lock held", op.K)
+	case "procresize":
+		return fmt.Sprintf("procresize(sched, %d) with the world stopped and sched.lock held", op.K)
 	case "globrunqputbatch":
 		return fmt.Sprintf("globrunqputbatch(a queue of %d new Gs) with sched.lock held", op.K)
 	}
