@@ -19,7 +19,7 @@ import (
 // reference's assertion panics, and so must the learner's, before it
 // touches the queue.
 func TestL03Differential(t *testing.T) {
-	kitDiff(t, l03, 200, l03GenDiff, l03DoDiff, func(kitState, kitOp) bool { return false })
+	kitDiff(t, l03, 80, l03GenDiff, l03DoDiff, func(kitState, kitOp) bool { return false })
 }
 
 // l03GenDiff makes a state of one to eight Ps and a few operations on

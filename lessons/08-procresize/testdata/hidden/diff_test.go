@@ -21,7 +21,7 @@ import (
 // coprimes (as a set: their order is free), the trace (one EvResize).
 // No idle M is on the list: which M a P gets is TestL08SurvivorsGetAnM's.
 func TestL08Differential(t *testing.T) {
-	kitDiff(t, l08, 120, l08GenDiff, l08DoDiff, func(kitState, kitOp) bool { return true })
+	kitDiff(t, l08, 50, l08GenDiff, l08DoDiff, func(kitState, kitOp) bool { return true })
 }
 
 // l08GenDiff makes an idle state of one to six Ps and one resize.
