@@ -52,14 +52,17 @@ func l01GenDiff(r *rand.Rand) (kitState, []kitOp) {
 			op.Kind, op.At = "runqgrab", r.Uint32()
 		case 4:
 			op.Kind, op.Q = "runqsteal", 1-op.P
-			if vn := len(st.Ps[op.Q].Ring); vn > 0 && r.IntN(3) == 0 {
+			if vn := len(st.Ps[op.Q].Ring); vn >= 3 && r.IntN(3) == 0 {
 				// A thief with just about room for what it steals (n - n/2
 				// of n, one of them returned): one G more and it overflows.
+				// It steals first, before other operations change the rings.
 				room := 256 - (vn - vn/2 - 1) + r.IntN(3) - 1
 				st.Ps[op.P].Ring = nil
 				for i := range min(room, 256) {
 					st.Ps[op.P].Ring = append(st.Ps[op.P].Ring, int64(op.P+1)*1000+int64(i))
 				}
+				ops = append([]kitOp{op}, ops...)
+				continue
 			}
 		default:
 			op.Kind = "runqdrain"
