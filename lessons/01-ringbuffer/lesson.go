@@ -50,7 +50,7 @@ func init() {
 			{Name: "TestL01StealInterleavings", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "a controlled scheduler races a thief against the owner: runnext only from an empty ring, inconsistent reads retried before anything is copied"},
 			{Name: "TestL01Differential", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
-				About: "on 150 generated states, each ring function does what the reference's does: same results, same rings, counters and global queue, in order"},
+				About: "on 100 generated states, each ring function does what the reference's does: same results, same rings, counters and global queue, in order"},
 		},
 	}))
 }

@@ -43,7 +43,7 @@ func init() {
 			{Name: "TestL02Interleavings", Points: 13, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the owner and a thief race for runnext one atomic operation at a time (a controlled scheduler): every G once, a put with next=true lands in runnext, runqempty never lies"},
 			{Name: "TestL02Differential", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Exact,
-				About: "on 200 generated states, runqput, runqget, runqempty and runqgrabnext do what the reference's do: same results, same runnext, rings and back-offs"},
+				About: "on 80 generated states, runqput, runqget, runqempty and runqgrabnext do what the reference's do: same results, same runnext, rings and back-offs"},
 		},
 	}))
 }

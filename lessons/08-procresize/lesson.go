@@ -41,7 +41,7 @@ func init() {
 			{Name: "TestL08AllpWritesUnderLock", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "a reader holding allpLock, as sysmon's retake does, never sees allp or its slots change under it"},
 			{Name: "TestL08Differential", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Exact,
-				About: "on 120 generated stopped worlds, procresize does what the reference's does: same Ps with work, idle list, global queue, allp, mask, random sources and steal order"},
+				About: "on 50 generated stopped worlds, procresize does what the reference's does: same Ps with work, idle list, global queue, allp, mask, random sources and steal order"},
 		},
 	}))
 }

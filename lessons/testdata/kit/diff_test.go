@@ -521,7 +521,7 @@ func kitGenP(r *rand.Rand, p int) kitPState {
 	case 0:
 		ps.Head = uint32(r.IntN(1000))
 	case 1:
-		ps.Head = ^uint32(0) - uint32(r.IntN(300)) // wraps while in use
+		ps.Head = ^uint32(0) - uint32(r.IntN(64)) // the ring straddles the wrap-around
 	default:
 		ps.Head = r.Uint32()
 	}

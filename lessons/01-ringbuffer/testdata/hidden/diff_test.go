@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestL01Differential: the reference is the oracle. On generated states
+// TestL01Differential: the reference is the oracle. On 100 generated states
 // (rings empty, full, nearly full, wrapped past 2^32, with runnext, Ps
 // idle or running, the global queue empty or long), each of a few
 // operations runs the learner's ring functions and the reference's
@@ -16,7 +16,7 @@ import (
 // the global queue in order, the locks. With RandomizeScheduler, the
 // shuffled Gs are compared as a multiset: their order is free.
 func TestL01Differential(t *testing.T) {
-	kitDiff(t, l01, 60, l01GenDiff, l01DoDiff, func(st kitState, op kitOp) bool { return st.Randomize })
+	kitDiff(t, l01, 100, l01GenDiff, l01DoDiff, func(st kitState, op kitOp) bool { return st.Randomize })
 }
 
 // l01GenDiff makes a state of two to four Ps and a few ring operations
