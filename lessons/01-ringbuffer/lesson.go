@@ -52,7 +52,7 @@ func init() {
 			{Name: "TestL01Explore", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "an owner and a thief in EVERY order with at most two preemptions (two thieves: one): no G ever in two places, no ring over 256, every G out exactly once, in an end state the reference reaches"},
 			{Name: "TestL01Differential", Points: 9, Timeout: 20 * time.Second, Kind: lessons.Exact,
-				About: "on 150 generated states, each ring function does what the reference's does: same results, same rings, counters and global queue, in order"},
+				About: "on 100 generated states, each ring function does what the reference's does: same results, same rings, counters and global queue, in order"},
 		},
 	}))
 }

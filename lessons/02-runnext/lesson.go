@@ -45,7 +45,7 @@ func init() {
 			{Name: "TestL02Explore", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the owner of a running P and a thief race for runnext in EVERY order with at most two (three for two puts) preemptions: no G lost or taken twice, inheritTime only for the G taken from runnext, an end state the reference reaches"},
 			{Name: "TestL02Differential", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Exact,
-				About: "on 200 generated states, runqput, runqget, runqempty and runqgrabnext do what the reference's do: same results, same runnext, rings and back-offs"},
+				About: "on 80 generated states, runqput, runqget, runqempty and runqgrabnext do what the reference's do: same results, same runnext, rings and back-offs"},
 		},
 	}))
 }

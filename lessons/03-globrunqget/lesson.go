@@ -39,7 +39,7 @@ func init() {
 			{Name: "TestL03AssertLockFirst", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "with Config.Debug, each function called without sched.lock panics (assertLockHeld) before it touches the queue"},
 			{Name: "TestL03Differential", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
-				About: "on 200 generated states, the global queue's methods do what the reference's do: same Gs and batches, in order, same size, sizeHint and trace, the lock kept"},
+				About: "on 80 generated states, the global queue's methods do what the reference's do: same Gs and batches, in order, same size, sizeHint and trace, the lock kept"},
 		},
 	}))
 }

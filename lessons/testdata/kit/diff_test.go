@@ -8,8 +8,9 @@ package sched
 // after each operation: what it returned, every P's ring (counters and
 // Gs, in order), runnext, status, the global queue (its Gs in order, and
 // its size), the idle P list, the spinning count, sched.lock, the
-// back-offs (usleep calls). A failing state is then shrunk (fewer Ps,
-// fewer Gs, smaller counters, fewer operations) and printed in words.
+// back-offs (usleep calls and their lengths). A failing state is then
+// shrunk (fewer Ps, fewer Gs, smaller counters, fewer operations) and
+// printed in words.
 //
 // States are built by writing the fields directly, not with the Lab's
 // Runqput: that is the learner's runqput in lessons 01 and 02, so a state
@@ -39,6 +40,9 @@ type kitState struct {
 	NoSysmon  bool // Config.NoSysmon
 	Seed      uint64
 	MinProcs  int // the operations name Ps up to MinProcs-1: shrinking keeps them
+	// Observe, if set, adds what a lesson's test compares beyond the
+	// kit's observables.
+	Observe func(w *kitWorld, o *kitObs)
 }
 
 // kitPState is one P of a kitState.
@@ -47,6 +51,7 @@ type kitPState struct {
 	Ring    []int64
 	Next    int64 // 0: none
 	Running bool  // _Prunning with an M and a running G (kitRunningP); else idle
+	Syscall bool  // _Psyscall, with no M (its G in a system call); not with Running
 }
 
 // kitStale is the ID of the stale G left in the slots of P p's ring.
@@ -86,6 +91,8 @@ func (st kitState) String() string {
 		}
 		if ps.Running {
 			b.WriteString(", running")
+		} else if ps.Syscall {
+			b.WriteString(", in a system call")
 		} else {
 			b.WriteString(", idle")
 		}
@@ -112,11 +119,13 @@ type kitWorld struct {
 	sched   *schedt
 	gs      map[int64]*g // the world's Gs, from pool
 	pool    map[int64]*g // Gs of earlier worlds, reused: fewer allocations, a faster test under -race
-	usleeps int
-	events  []Event // the trace since the world was built
+	usleeps []int64      // the back-offs asked for, in µs
+	events  []Event      // the trace since the world was built
 	tracing bool
-	trace   bool  // kitState.Trace
-	nextG   int64 // the next G an operation brings: 8000, 8001...
+	trace   bool                         // kitState.Trace
+	ps      []*p                         // every P built, those procresize destroys included
+	extra   func(w *kitWorld, o *kitObs) // kitState.Observe
+	nextG   int64                        // the next G an operation brings: 8000, 8001...
 }
 
 // g returns G id of the world, made runnable if new.
@@ -143,9 +152,9 @@ func (w *kitWorld) newG() *g {
 
 // kitBuild builds st, with Gs of the pool.
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
-	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace}
+	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace, extra: st.Observe}
 	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
-		Nanotime: func() int64 { return 1e9 }, Usleep: func(int64) { w.usleeps++ },
+		Nanotime: func() int64 { return 1e9 }, Usleep: func(us int64) { w.usleeps = append(w.usleeps, us) },
 		Trace: func(ev Event) {
 			if w.tracing {
 				w.events = append(w.events, ev)
@@ -157,6 +166,9 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 		pp := w.sched.allp[i]
 		if ps.Running {
 			kitRunningP(w.sched, int32(i))
+		} else if ps.Syscall {
+			kitTakeP(w.sched, int32(i))
+			pp.status.Store(_Psyscall)
 		}
 		stale := w.g(kitStale(i))
 		for s := range pp.runq {
@@ -174,6 +186,7 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	for _, id := range st.Global {
 		w.sched.runq.pushBack(w.g(id))
 	}
+	w.ps = slices.Clone(w.sched.allp)
 	return w
 }
 
@@ -233,7 +246,8 @@ func (o *kitObs) addf(name, format string, args ...any) {
 }
 
 // observe records w's state. unordered: the Gs of rings and of the global
-// queue as sorted multisets (a contract that leaves their order free).
+// queue as sorted multisets, and the idle P list as a set (a contract that
+// leaves their order free).
 func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	sched := w.sched
 	list := func(gs []*g, text string) kitVal {
@@ -242,13 +256,17 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		}
 		return kitVal{gs: gs, list: true, sorted: unordered, text: text}
 	}
-	for i, pp := range sched.allp {
+	for i, pp := range w.ps {
 		h, t := pp.runqhead.Load(), pp.runqtail.Load()
 		var ring []*g
 		for j := h; j != t && len(ring) <= len(pp.runq); j++ {
 			ring = append(ring, pp.runq[j%uint32(len(pp.runq))].Load())
 		}
-		o.add(fmt.Sprintf("P%d's ring", i), list(ring, fmt.Sprintf("(runqhead=%d runqtail=%d)", h, t)))
+		counters := fmt.Sprintf("(runqhead=%d runqtail=%d)", h, t)
+		if pp.status.Load() == _Pdead {
+			counters = "(a destroyed P: where its counters stop is free)"
+		}
+		o.add(fmt.Sprintf("P%d's ring", i), list(ring, counters))
 		o.add(fmt.Sprintf("P%d's runnext", i), kitVal{gs: []*g{pp.runnext.Load()}, list: true})
 		o.addf(fmt.Sprintf("P%d's status", i), "%d", pp.status.Load())
 	}
@@ -265,7 +283,12 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	for pp := sched.pidle; pp != nil && len(idle) <= len(sched.allp); pp = pp.link {
 		idle = append(idle, pp.id)
 	}
-	o.addf("the idle P list", "%v (npidle=%d)", idle, sched.npidle.Load())
+	if unordered {
+		slices.Sort(idle)
+		o.addf("the idle P list", "%v in any order (npidle=%d)", idle, sched.npidle.Load())
+	} else {
+		o.addf("the idle P list", "%v (npidle=%d)", idle, sched.npidle.Load())
+	}
 	o.addf("nmspinning", "%d", sched.nmspinning.Load())
 	locked := "not held"
 	if !sched.lock.TryLock() {
@@ -274,9 +297,12 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		sched.lock.Unlock()
 	}
 	o.addf("sched.lock", "%s", locked)
-	o.addf("back-offs (usleep calls)", "%d", w.usleeps)
+	o.addf("back-offs (usleep calls, µs)", "%v", w.usleeps)
 	if w.trace {
 		o.addf("trace events", "%v", w.events)
+	}
+	if w.extra != nil {
+		w.extra(w, o)
 	}
 }
 
@@ -355,6 +381,8 @@ func kitOpName(op kitOp) string {
 		return fmt.Sprintf("runqput(P%d, a new G, next=%v)", op.P, op.Flag)
 	case "globrunqgetbatch":
 		return fmt.Sprintf("globrunqgetbatch(%d) with sched.lock held", op.K)
+	case "procresize":
+		return fmt.Sprintf("procresize(sched, %d) with the world stopped and sched.lock held", op.K)
 	case "globrunqputbatch":
 		return fmt.Sprintf("globrunqputbatch(a queue of %d new Gs) with sched.lock held", op.K)
 	}
@@ -378,8 +406,9 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 		for i, op := range ops {
 			names[i] = kitOpName(op)
 		}
-		t.Fatalf("your functions and the reference's disagree (state %d, shrunk):\nstate: %s\noperations: %s\n%s%s",
-			seed, st, strings.Join(names, "; "), kitDiffRun(st, ops, do, unordered, pools), kitHint(lesson))
+		t.Fatalf("your functions and the reference's disagree (state %d, shrunk):\nstate: %s\noperations: %s\n%s\n"+
+			"(what this test compares, some of it newly part of the contract, is under \"What the tests check\" in: kata task %s)%s",
+			seed, st, strings.Join(names, "; "), kitDiffRun(st, ops, do, unordered, pools), lesson[:2], kitHint(lesson))
 	}
 }
 
@@ -459,9 +488,9 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 			c.Ps[i].Next = 0
 			out = append(out, kitCandidate{c, ops})
 		}
-		if ps.Running {
+		if ps.Running || ps.Syscall {
 			c := clone()
-			c.Ps[i].Running = false
+			c.Ps[i].Running, c.Ps[i].Syscall = false, false
 			out = append(out, kitCandidate{c, ops})
 		}
 		for _, h := range []uint32{0, ps.Head / 2, ps.Head - ps.Head%256} {
@@ -487,11 +516,12 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 // wrap-around, a quarter of the time), runnext set a third of the time.
 func kitGenP(r *rand.Rand, p int) kitPState {
 	ps := kitPState{Running: r.IntN(2) == 0}
+	ps.Syscall = !ps.Running && r.IntN(4) == 0
 	switch r.IntN(4) {
 	case 0:
 		ps.Head = uint32(r.IntN(1000))
 	case 1:
-		ps.Head = ^uint32(0) - uint32(r.IntN(300)) // wraps while in use
+		ps.Head = ^uint32(0) - uint32(r.IntN(64)) // the ring straddles the wrap-around
 	default:
 		ps.Head = r.Uint32()
 	}

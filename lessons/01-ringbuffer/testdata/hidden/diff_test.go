@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestL01Differential: the reference is the oracle. On generated states
+// TestL01Differential: the reference is the oracle. On 100 generated states
 // (rings empty, full, nearly full, wrapped past 2^32, with runnext, Ps
 // idle or running, the global queue empty or long), each of a few
 // operations runs the learner's ring functions and the reference's
@@ -16,7 +16,7 @@ import (
 // the global queue in order, the locks. With RandomizeScheduler, the
 // shuffled Gs are compared as a multiset: their order is free.
 func TestL01Differential(t *testing.T) {
-	kitDiff(t, l01, 150, l01GenDiff, l01DoDiff, func(st kitState, op kitOp) bool { return st.Randomize })
+	kitDiff(t, l01, 100, l01GenDiff, l01DoDiff, func(st kitState, op kitOp) bool { return st.Randomize })
 }
 
 // l01GenDiff makes a state of two to four Ps and a few ring operations
@@ -25,6 +25,10 @@ func l01GenDiff(r *rand.Rand) (kitState, []kitOp) {
 	st := kitState{Seed: r.Uint64(), MinProcs: 2, Global: kitGenGlobal(r, 5)}
 	for i := range 2 + r.IntN(3) {
 		st.Ps = append(st.Ps, kitGenP(r, i))
+	}
+	if p := r.IntN(4); p < 2 {
+		// An empty ring with a runnext: where a thief takes runnext.
+		st.Ps[p].Ring, st.Ps[p].Next = nil, int64(p+1)*1000+999
 	}
 	if r.IntN(6) == 0 {
 		// One put that may shuffle: runqputslow's batch, or runqputbatch's.
@@ -48,6 +52,18 @@ func l01GenDiff(r *rand.Rand) (kitState, []kitOp) {
 			op.Kind, op.At = "runqgrab", r.Uint32()
 		case 4:
 			op.Kind, op.Q = "runqsteal", 1-op.P
+			if vn := len(st.Ps[op.Q].Ring); vn >= 3 && r.IntN(3) == 0 {
+				// A thief with just about room for what it steals (n - n/2
+				// of n, one of them returned): one G more and it overflows.
+				// It steals first, before other operations change the rings.
+				room := 256 - (vn - vn/2 - 1) + r.IntN(3) - 1
+				st.Ps[op.P].Ring = nil
+				for i := range min(room, 256) {
+					st.Ps[op.P].Ring = append(st.Ps[op.P].Ring, int64(op.P+1)*1000+int64(i))
+				}
+				ops = append([]kitOp{op}, ops...)
+				continue
+			}
 		default:
 			op.Kind = "runqdrain"
 		}

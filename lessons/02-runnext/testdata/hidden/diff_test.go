@@ -16,7 +16,7 @@ import (
 // coin that skips runnext is the learner's to flip (TestL02Randomize
 // counts it).
 func TestL02Differential(t *testing.T) {
-	kitDiff(t, l02, 200, l02GenDiff, l02DoDiff, func(kitState, kitOp) bool { return false })
+	kitDiff(t, l02, 80, l02GenDiff, l02DoDiff, func(kitState, kitOp) bool { return false })
 }
 
 // l02GenDiff makes a state of one to three Ps and a few operations on

@@ -19,7 +19,7 @@ import (
 // reference's assertion panics, and so must the learner's, before it
 // touches the queue.
 func TestL03Differential(t *testing.T) {
-	kitDiff(t, l03, 200, l03GenDiff, l03DoDiff, func(kitState, kitOp) bool { return false })
+	kitDiff(t, l03, 80, l03GenDiff, l03DoDiff, func(kitState, kitOp) bool { return false })
 }
 
 // l03GenDiff makes a state of one to eight Ps and a few operations on
@@ -38,7 +38,10 @@ func l03GenDiff(r *rand.Rand) (kitState, []kitOp) {
 		case 1:
 			op.Kind = "globrunqputhead"
 		case 2:
-			op.Kind, op.K = "globrunqputbatch", r.IntN(40)
+			op.Kind, op.K = "globrunqputbatch", 1+r.IntN(40)
+			if r.IntN(4) == 0 {
+				op.K = 0 // an empty batch: nothing to do, but the lock must still be held
+			}
 		case 3:
 			op.Kind = "globrunqget"
 		default:

@@ -1,0 +1,111 @@
+package sched
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestL08Differential: the reference is the oracle. On generated states
+// (1 to 6 Ps, each ring empty, short or full, runnext set or not, Gs on
+// the global queue, the world stopped), procresize to 1..8 Ps runs as the
+// learner wrote it and as the reference does (ref_procresize) on
+// identical copies, and everything observable must agree: the list of Ps
+// with work, every P's ring, runnext and status (destroyed Ps included),
+// the global queue (each destroyed P's Gs together, runnext first, in the
+// order they would have run, in front of the Gs that were there; which
+// destroyed P's come first is free), the idle P list and npidle, allp's
+// length,
+// gomaxprocs, idlepMask, each P's random source, the steal order's
+// coprimes (as a set: their order is free), the trace (one EvResize).
+// No idle M is on the list: which M a P gets is TestL08SurvivorsGetAnM's.
+func TestL08Differential(t *testing.T) {
+	kitDiff(t, l08, 50, l08GenDiff, l08DoDiff, func(kitState, kitOp) bool { return true })
+}
+
+// l08GenDiff makes an idle state of one to six Ps and one resize.
+func l08GenDiff(r *rand.Rand) (kitState, []kitOp) {
+	st := kitState{Seed: r.Uint64(), Trace: true, Debug: true, Global: kitGenGlobal(r, 10), Observe: l08Observe}
+	for i := range 1 + r.IntN(6) {
+		ps := kitGenP(r, i)
+		ps.Running, ps.Syscall = false, false // stopTheWorld stops idle Ps only, here
+		if r.IntN(2) == 0 && len(ps.Ring) > 3 {
+			ps.Ring = ps.Ring[:r.IntN(4)] // short rings: most Ps have little work
+		}
+		st.Ps = append(st.Ps, ps)
+	}
+	return st, []kitOp{{Kind: "procresize", K: 1 + r.IntN(8), MinK: 1}}
+}
+
+// l08DoDiff stops the world by hand (as l08stopWorld does) and runs
+// procresize(op.K) with sched.lock held.
+func l08DoDiff(w *kitWorld, op kitOp, ref bool) string {
+	sched := w.sched
+	sched.lock.Lock()
+	defer sched.lock.Unlock()
+	sched.stopwait = sched.gomaxprocs.Load()
+	sched.gcwaiting.Store(true)
+	for pp := sched.pidleget(); pp != nil; pp = sched.pidleget() {
+		pp.status.Store(_Pgcstop)
+		sched.stopwait--
+	}
+	var head *p
+	if ref {
+		head = ref_procresize(sched, int32(op.K))
+	} else {
+		head = procresize(sched, int32(op.K))
+	}
+	var list []int32
+	for pp := head; pp != nil && len(list) <= len(w.ps)+8; pp = pp.link {
+		list = append(list, pp.id)
+	}
+	slices.Sort(list)
+	return fmt.Sprintf("the Ps with work %v, in any order", list)
+}
+
+// l08Observe adds what procresize changes beyond the queues.
+func l08Observe(w *kitWorld, o *kitObs) {
+	sched := w.sched
+	o.addf("len(allp)", "%d", len(sched.allp))
+	o.addf("gomaxprocs", "%d", sched.gomaxprocs.Load())
+	var mask []uint32
+	for i := range sched.idlepMask {
+		mask = append(mask, sched.idlepMask[i].Load())
+	}
+	o.addf("idlepMask", "%#x", mask)
+	for i, pp := range sched.allp {
+		o.addf(fmt.Sprintf("P%d's id and random source", i), "id=%d rand=%#x", pp.id, pp.rand.state)
+	}
+	coprimes := slices.Clone(sched.stealOrder.coprimes)
+	slices.Sort(coprimes)
+	o.addf("stealOrder", "count=%d coprimes=%v in any order", sched.stealOrder.count, coprimes)
+	o.addf("the global free list", "%d Gs", sched.gFree.n.Load())
+	o.addf("the global queue, by runs of Gs of one P", "%v", l08Runs(sched))
+}
+
+// l08Runs splits the global queue into runs of Gs that came from one
+// place (P p's Gs are G (p+1)*1000.., the global queue's G 9000..) and
+// lists the runs, those of destroyed Ps sorted by P: a destroyed P's Gs
+// must stay together and in order, but which P's come first is free.
+func l08Runs(sched *schedt) []string {
+	var runs [][]int64
+	owner := func(id int64) int64 { return min(id/1000, 9) }
+	for gp := sched.runq.head; gp != nil && len(runs) < 10000; gp = gp.schedlink {
+		if n := len(runs); n > 0 && owner(runs[n-1][0]) == owner(gp.goid) {
+			runs[n-1] = append(runs[n-1], gp.goid)
+			continue
+		}
+		runs = append(runs, []int64{gp.goid})
+	}
+	var out []string
+	for _, r := range runs {
+		out = append(out, fmt.Sprint(r))
+	}
+	n := len(out)
+	if n > 0 && owner(runs[n-1][0]) == 9 {
+		n-- // the Gs that were there stay last
+	}
+	slices.Sort(out[:n])
+	return out
+}
