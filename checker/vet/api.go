@@ -352,28 +352,9 @@ func (c *fileCheck) ownership() {
 // collisions: rule 10, no package-level name of the file's is one kata's
 // tests declare (the hidden tests of any lesson, their kit, the harness).
 func (c *fileCheck) collisions() {
-	check := func(id *ast.Ident) {
+	for _, id := range packageNames(c.f) {
 		if id.Name != "_" && c.v.testOnly[id.Name] && types.Universe.Lookup(id.Name) == nil {
 			c.report(id.Pos(), RuleCollision, "declares %s, a name kata's tests declare at package level (the graded package holds both, and the compiler would say it is redeclared): rename it", id.Name)
-		}
-	}
-	for _, d := range c.f.Decls {
-		switch d := d.(type) {
-		case *ast.FuncDecl:
-			if d.Recv == nil {
-				check(d.Name)
-			}
-		case *ast.GenDecl:
-			for _, s := range d.Specs {
-				switch s := s.(type) {
-				case *ast.ValueSpec:
-					for _, id := range s.Names {
-						check(id)
-					}
-				case *ast.TypeSpec:
-					check(s.Name)
-				}
-			}
 		}
 	}
 }

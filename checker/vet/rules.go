@@ -93,30 +93,35 @@ func (c *fileCheck) directives() {
 // package, kata's tests and harness included (a len of the file's own
 // that returns 0 makes every "len(problems) > 0" false).
 func (c *fileCheck) predeclared() {
-	check := func(id *ast.Ident) {
+	for _, id := range packageNames(c.f) {
 		if id.Name != "_" && types.Universe.Lookup(id.Name) != nil {
 			c.report(id.Pos(), RuleReserved, "declares %s, a name Go predeclares: at package level it would change what %s means in kata's tests too: rename it", id.Name, id.Name)
 		}
 	}
-	for _, d := range c.f.Decls {
+}
+
+// packageNames are the names f declares at package level: its functions
+// (not its methods), types, variables and constants.
+func packageNames(f *ast.File) []*ast.Ident {
+	var ids []*ast.Ident
+	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			if d.Recv == nil {
-				check(d.Name)
+				ids = append(ids, d.Name)
 			}
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
 				switch s := s.(type) {
 				case *ast.ValueSpec:
-					for _, id := range s.Names {
-						check(id)
-					}
+					ids = append(ids, s.Names...)
 				case *ast.TypeSpec:
-					check(s.Name)
+					ids = append(ids, s.Name)
 				}
 			}
 		}
 	}
+	return ids
 }
 
 // names: rules 5 and 6. A name of kata's harness (kata...) may not be
