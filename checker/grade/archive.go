@@ -380,6 +380,10 @@ func (t *tree) addTar(n int, hdr *tar.Header) error {
 	case tar.TypeDir:
 		t.entries[name] = &entry{name: name, dir: true}
 	case tar.TypeSymlink:
+		if len(hdr.Linkname) > maxLinkBytes {
+			t.add(name, &entry{problem: fmt.Sprintf("%s is a link of %d bytes, longer than any file system's path (at most %d)", path.Base(name), len(hdr.Linkname), maxLinkBytes)})
+			break
+		}
 		t.add(name, &entry{link: hdr.Linkname})
 	case tar.TypeLink:
 		// A hard link names an earlier entry by its path in the archive;
