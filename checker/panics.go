@@ -181,9 +181,16 @@ const maxRaceFrames = 64
 // says what to do. Other lines are kept; "race detected during execution
 // of test", which the line explains, is not.
 func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]string) []string {
-	var out []string
+	out, _ := c.condenseRacesCounting(mod, lines, replace)
+	return out
+}
+
+// condenseRacesCounting is condenseRaces, saying how many lines it read
+// (a line read twice counts twice): what a test holds to the length.
+func (c *Checker) condenseRacesCounting(mod *module, lines []string, replace map[string]string) (out []string, read int) {
 	seen := map[string]bool{}
 	for i := 0; i < len(lines); i++ {
+		read++
 		t := strings.TrimSpace(lines[i])
 		switch {
 		case t == "==================":
@@ -197,6 +204,7 @@ func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]
 		var accesses []string
 		start := i
 		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "=================="; i++ {
+			read++
 			m := raceAccess.FindStringSubmatch(strings.ToLower(strings.TrimSpace(lines[i])))
 			if m == nil {
 				continue
@@ -208,6 +216,7 @@ func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]
 			where := "code kata cannot place"
 			var ref string
 			for j, k := i+1, 0; j+1 < len(lines) && k < maxRaceFrames; j, k = j+2, k+1 {
+				read += 2
 				fn := strings.TrimSpace(lines[j])
 				if fn == "" || fn == "==================" || strings.HasSuffix(fn, ":") {
 					break // the end of this access's stack: a blank line, the report's end, the next access
@@ -245,5 +254,5 @@ func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]
 			out = append(out, line)
 		}
 	}
-	return out
+	return out, read
 }
