@@ -202,3 +202,64 @@ func FuzzTar(f *testing.F) {
 		tr.root([]string{"runq.go"})
 	})
 }
+
+// FuzzZip: a zip of any bytes is listed, or refused, within the limits,
+// and every path kata keeps is bounded.
+func FuzzZip(f *testing.F) {
+	dir := f.TempDir()
+	deep := filepath.Join(dir, "deep.zip")
+	deepZip(f, deep, 2)
+	for _, file := range []string{deep} {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	var small bytes.Buffer
+	zw := zip.NewWriter(&small)
+	w, _ := zw.Create("ws/runq.go")
+	w.Write([]byte("package sched\n"))
+	zw.Close()
+	f.Add(small.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := filepath.Join(t.TempDir(), "f.zip")
+		require.NoError(t, os.WriteFile(file, data, 0o644))
+		lim := Limits{ArchiveBytes: 1 << 20, UnpackedBytes: 4 << 20, Entries: 100, FileBytes: 1 << 16, Depth: 6}
+		tr, err := readZip(file, lim)
+		if err != nil {
+			return
+		}
+		defer tr.close()
+		for name := range tr.entries {
+			require.LessOrEqual(t, len(name), maxPathBytes)
+		}
+		tr.root([]string{"runq.go"})
+	})
+}
+
+// FuzzPackSpec: any tests.json is parsed or refused, and what is parsed
+// has tests.
+func FuzzPackSpec(f *testing.F) {
+	f.Add([]byte(`{"tests": [{"name": "TestPackL01Burst", "points": 10, "timeout": "20s"}]}`))
+	f.Add([]byte(`{"tests": []}`))
+	f.Add([]byte(strings.Repeat("[", 100000)))
+	f.Add([]byte(`{"tests": [` + strings.Repeat(`{"name": "TestX"},`, 1000) + `{}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tests, err := parsePackSpec(data)
+		if err == nil {
+			require.NotEmpty(t, tests)
+		}
+	})
+}
+
+// TestPackFilesAreBounded: a tests.json or a test file over 1 MiB is
+// refused with what it is, before it is parsed.
+func TestPackFilesAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "tests.json")
+	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte(" "), maxPackFileBytes+1), 0o644))
+	_, err := readPackFile(big)
+	require.EqualError(t, err, "tests.json is larger than 1024 KiB: a test pack's files are tests, not data")
+	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte(" "), maxPackFileBytes), 0o644))
+	_, err = readPackFile(big)
+	require.NoError(t, err)
+}
