@@ -25,6 +25,7 @@ func (lim Limits) git() proclimit.Limits {
 	if out.CPU <= 0 {
 		out.CPU = DefaultLimits.GitCPU
 	}
+	out.Address = out.Memory + proclimit.AddressSlack
 	return out
 }
 

@@ -10,12 +10,18 @@
 //     (prlimit(2)): RLIMIT_DATA (its heap and every private writable
 //     mapping: what inflating an object allocates) to Limits.Memory,
 //     RLIMIT_AS (its whole address space: libraries, stacks and the
-//     read-only mappings of pack files as well) to Limits.Memory plus
-//     AddressSlack, and RLIMIT_CPU to Limits.CPU (SIGXCPU, then SIGKILL a
+//     read-only mappings of pack files as well) to Limits.Address (for
+//     git, Limits.Memory plus AddressSlack; none for a Go program, which
+//     reserves far more than it uses), and RLIMIT_CPU to Limits.CPU (SIGXCPU, then SIGKILL a
 //     second later). What the process allocated in the microseconds
 //     before the limits were set (its start-up, a few MB) stays; every
 //     allocation after is held to them. Peak reads the largest resident
 //     size the process reached (getrusage's ru_maxrss).
+//   - Not for kata's own children (the vetter's, package vet): a program
+//     built with the race detector, as kata's tests are, maps terabytes
+//     of writable shadow memory, which RLIMIT_DATA counts, and dies at
+//     its next mapping ("ThreadSanitizer failed to allocate"); the
+//     vetter's child keeps its memory limit by watching itself.
 //   - Other systems: nothing sets another process's limits (macOS and the
 //     BSDs have no prlimit; Windows would need a job object), so Set does
 //     nothing and Supported is false. There, what bounds a helper is kata's

@@ -4,15 +4,21 @@ import "time"
 
 // Limits bound one process.
 type Limits struct {
-	// Memory bounds what the process allocates, in bytes; 0: no bound.
+	// Memory bounds what the process allocates (its heap and private
+	// writable mappings: RLIMIT_DATA), in bytes; 0: no bound.
 	Memory int64
+	// Address bounds its whole address space (RLIMIT_AS), in bytes; 0: no
+	// bound. A Go program reserves far more address space than it uses:
+	// leave it 0 for one.
+	Address int64
 	// CPU bounds the CPU time it uses, rounded up to a second; 0: no bound.
 	CPU time.Duration
 }
 
-// AddressSlack is what the address space may hold beyond Limits.Memory:
-// the program and its libraries, thread stacks, and read-only mappings of
-// files (git maps pack files in windows; kata's git keeps them small).
+// AddressSlack is what a C program's address space may hold beyond
+// Limits.Memory: the program and its libraries, thread stacks, and
+// read-only mappings of files (git maps pack files in windows; kata's git
+// keeps them small).
 const AddressSlack = 256 << 20
 
 // cpuSeconds is lim.CPU in whole seconds, rounded up; 0 if unbounded.

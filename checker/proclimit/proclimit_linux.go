@@ -76,7 +76,9 @@ func Set(pid int, lim Limits) error {
 		if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &data, nil); err != nil {
 			return err
 		}
-		as := uint64(lim.Memory) + AddressSlack
+	}
+	if lim.Address > 0 {
+		as := uint64(lim.Address)
 		if err := unix.Prlimit(pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: as, Max: as}, nil); err != nil {
 			return err
 		}
