@@ -125,8 +125,9 @@ func hiddenSlow(name string) bool {
 	return false
 }
 
-// rootWork returns the CPU time of ten t.root over entries levels deep:
-// the least of five tries.
+// rootWork returns the CPU time of 200 t.root over entries levels deep
+// (tens of milliseconds at the least: a thread's CPU time is counted in
+// ticks of a few), the least of three tries.
 func rootWork(entries, levels int) time.Duration {
 	tr := newTree()
 	for i := range entries {
@@ -134,10 +135,10 @@ func rootWork(entries, levels int) time.Duration {
 		tr.entries[name] = &entry{name: name}
 	}
 	best := time.Duration(1 << 62)
-	for range 5 {
+	for range 3 {
 		runtime.GC()
 		best = min(best, threadCPU(func() {
-			for range 10 {
+			for range 200 {
 				tr.root([]string{"runq.go"})
 			}
 		}))
