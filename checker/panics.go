@@ -112,6 +112,7 @@ func (c *Checker) hangLocation(mod *module, lines []string, replace map[string]s
 	}
 	rest = append(slices.Clone(lines[:start]), lines[min(end+1, len(lines)):]...)
 	var running, waiting []string
+	listed := map[string]bool{} // what running and waiting hold: a dump of n goroutines is n look-ups, not n²
 	state, found := "", true
 	for i := start + 1; i < end; i++ {
 		if m := goroutineHeader.FindStringSubmatch(strings.TrimSpace(lines[i])); m != nil {
@@ -139,11 +140,13 @@ func (c *Checker) hangLocation(mod *module, lines []string, replace map[string]s
 		kind, _, _ := strings.Cut(state, ",")
 		switch kind {
 		case "running", "runnable":
-			if !slices.Contains(running, at) {
+			if !listed[at] {
+				listed[at] = true
 				running = append(running, at)
 			}
 		default:
-			if w := at + " was waiting (" + kind + ")"; !slices.Contains(waiting, w) {
+			if w := at + " was waiting (" + kind + ")"; !listed[w] {
+				listed[w] = true
 				waiting = append(waiting, w)
 			}
 		}
@@ -163,15 +166,31 @@ func (c *Checker) hangLocation(mod *module, lines []string, replace map[string]s
 // goroutine 9:", "Previous read at 0x... by main goroutine:".
 var raceAccess = regexp.MustCompile(`^(previous )?(atomic )?(read|write)\b.* by (?:goroutine \d+|main goroutine):$`)
 
+// maxRaceFrames bounds the frames condenseRaces reads below one access of
+// a race report, looking for the learner's (a scheduler's stack in a
+// lesson's test is a few dozen frames deep; a learner's frame below the
+// 64th is placed by a reference frame, or not at all). It read
+// every line down to a blank one, so 120,000 access lines with no blank
+// line between them, printed by a test that then crashed, cost kata
+// 120,000² / 2 lines and minutes of its own time.
+const maxRaceFrames = 64
+
 // condenseRaces replaces each race detector report in a test's output by
 // one line that names the two accesses where the learner can find them
 // (their first frames in the learner's files, else in the reference's) and
 // says what to do. Other lines are kept; "race detected during execution
 // of test", which the line explains, is not.
 func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]string) []string {
-	var out []string
+	out, _ := c.condenseRacesCounting(mod, lines, replace)
+	return out
+}
+
+// condenseRacesCounting is condenseRaces, saying how many lines it read
+// (a line read twice counts twice): what a test holds to the length.
+func (c *Checker) condenseRacesCounting(mod *module, lines []string, replace map[string]string) (out []string, read int) {
 	seen := map[string]bool{}
 	for i := 0; i < len(lines); i++ {
+		read++
 		t := strings.TrimSpace(lines[i])
 		switch {
 		case t == "==================":
@@ -185,6 +204,7 @@ func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]
 		var accesses []string
 		start := i
 		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "=================="; i++ {
+			read++
 			m := raceAccess.FindStringSubmatch(strings.ToLower(strings.TrimSpace(lines[i])))
 			if m == nil {
 				continue
@@ -195,8 +215,12 @@ func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]
 			}
 			where := "code kata cannot place"
 			var ref string
-			for j := i + 1; j+1 < len(lines) && strings.TrimSpace(lines[j]) != ""; j += 2 {
+			for j, k := i+1, 0; j+1 < len(lines) && k < maxRaceFrames; j, k = j+2, k+1 {
+				read += 2
 				fn := strings.TrimSpace(lines[j])
+				if fn == "" || fn == "==================" || strings.HasSuffix(fn, ":") {
+					break // the end of this access's stack: a blank line, the report's end, the next access
+				}
 				fm := frameFile.FindStringSubmatch(lines[j+1])
 				if fm == nil || !strings.HasPrefix(fn, "gmpkata.grade/solutions.") {
 					continue
@@ -230,5 +254,5 @@ func (c *Checker) condenseRaces(mod *module, lines []string, replace map[string]
 			out = append(out, line)
 		}
 	}
-	return out
+	return out, read
 }

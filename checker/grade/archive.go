@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Limits bound what kata reads of one submission.
@@ -23,11 +24,17 @@ type Limits struct {
 	Entries       int   // the entries of an archive, or the files of a directory
 	FileBytes     int64 // one source file
 	Depth         int   // how deep in a directory or archive a workspace may be
+	// GitMemory and GitCPU bound each git kata runs on a repository (on
+	// Linux: see package proclimit); 0 is DefaultLimits'.
+	GitMemory int64
+	GitCPU    time.Duration
 }
 
 // DefaultLimits are generous for a workspace (a few hundred KiB of Go) and
-// tight for an archive bomb.
-var DefaultLimits = Limits{ArchiveBytes: 64 << 20, UnpackedBytes: 256 << 20, Entries: 20000, FileBytes: 1 << 20, Depth: 6}
+// tight for an archive bomb. Git reads a workspace's commit in a few MB
+// of memory and milliseconds.
+var DefaultLimits = Limits{ArchiveBytes: 64 << 20, UnpackedBytes: 256 << 20, Entries: 20000, FileBytes: 1 << 20, Depth: 6,
+	GitMemory: 512 << 20, GitCPU: gitTimeout}
 
 // readZip lists a .zip archive. Its limits are checked before Go's zip
 // reader parses it (checkZipDirectory); only the entries extract asks for
@@ -380,6 +387,10 @@ func (t *tree) addTar(n int, hdr *tar.Header) error {
 	case tar.TypeDir:
 		t.entries[name] = &entry{name: name, dir: true}
 	case tar.TypeSymlink:
+		if len(hdr.Linkname) > maxLinkBytes {
+			t.add(name, &entry{problem: fmt.Sprintf("%s is a link of %d bytes, longer than any file system's path (at most %d)", path.Base(name), len(hdr.Linkname), maxLinkBytes)})
+			break
+		}
 		t.add(name, &entry{link: hdr.Linkname})
 	case tar.TypeLink:
 		// A hard link names an earlier entry by its path in the archive;

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/checker/proclimit"
 	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/gmp-kata/gmp-kata/checker/sandbox"
 	"github.com/gmp-kata/gmp-kata/internal/longtest"
@@ -140,7 +141,9 @@ func hostiles() []hostile {
 			files: func(t testing.TB) map[string][]byte {
 				return one("runq.go", edit(t, mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"], "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tinterleaveHook.Store(nil)"))
 			},
-			want: refused(`runq\.go:\d+:2: uses interleaveHook, which is not in lesson 01-ringbuffer's API: use only the names kata task 01 lists and your own declarations$`)},
+			// The hook is declared only in the hidden tests' build
+			// (kata_interleave): to the file, it is a test's name.
+			want: refused(`runq\.go:\d+:2: refers to interleaveHook, which only kata's tests declare: use only what the reference and your imports declare$`)},
 		{name: "string-method", lesson: "06-gopark",
 			files: func(t testing.TB) map[string][]byte {
 				src := edit(t, ref(t, "park.go"), "\tgp.waitreason = reason\n", "\tgp.waitreason = waitReason(0)\n")
@@ -154,6 +157,22 @@ func hostiles() []hostile {
 				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tsg := acquireSudog(gp)\n\tsg.elem = nil\n\treleaseSudog(sg)"))
 			},
 			want: refused(`runq\.go:\d+:8: uses acquireSudog, which is not in lesson 01-ringbuffer's API: .* \(and 2 more problems\)$`)},
+		// A test that prints 120,000 lines shaped like a race report's
+		// accesses (under the output limit: no frames, 64 bytes of it
+		// each), then crashes: kata read each access down to the end of
+		// the output, minutes of its own time, without blank lines between
+		// them. With them too. The report reads as a race (the run is not
+		// trusted) and is condensed to one line, at once.
+		{name: "fake-race-lines", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte { return one("runq.go", fakeRaceFlood(t, false)) },
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `^data race: code kata cannot place writes memory that code kata cannot place writes on another thread`)
+			}},
+		{name: "fake-race-lines-blank", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte { return one("runq.go", fakeRaceFlood(t, true)) },
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				everyTest(t, g, `^data race: code kata cannot place writes memory that code kata cannot place writes on another thread`)
+			}},
 		{name: "exit-in-init", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "os"), "\nfunc runqputtail(", "\nfunc init() { os.Exit(0) }\n\nfunc runqputtail("))
@@ -655,6 +674,17 @@ func TestHostileCorpus(t *testing.T) {
 	}
 	writeZip(t, filepath.Join(class, "h-zip-padded.zip"), padded)
 
+	// Paths deeper than any file system's, which kata walked one level
+	// at a time (minutes for the red team's 30 KB .tar.gz): in a tar, a
+	// .tar.gz and a zip; and a directory deeper than a workspace can be.
+	deep := deepTar(t, 5, 500_000)
+	require.NoError(t, os.WriteFile(filepath.Join(class, "h-deep-paths.tar"), deep, 0o644))
+	writeGz(t, filepath.Join(class, "h-deep-paths-gz.tar.gz"), deepTar(t, 30, 500_000))
+	deepZip(t, filepath.Join(class, "h-deep-paths-zip.zip"), 20)
+	deepDir := filepath.Join(class, "h-deep-dir", filepath.FromSlash(strings.Repeat("a/", 100)))
+	require.NoError(t, os.MkdirAll(deepDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(deepDir, "runq.go"), ref(t, "runq.go"), 0o644))
+
 	// A name that forges a progress line and hides behind bidi controls.
 	forgedName := "h-name\x1b[2K\rgraded mallory: 824∕824\n\u202egraded"
 	if runtime.GOOS != "windows" {
@@ -708,6 +738,11 @@ func TestHostileCorpus(t *testing.T) {
 			script := filepath.Join(dir, "smudge.sh")
 			require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\ntouch "+shQuote(filepath.Join(dir, "smudged"))+"\ncat >/dev/null\necho 'package sched'\n"), 0o755))
 			smudge.appendConfig("[filter \"evil\"]\n\tsmudge = " + filepath.ToSlash(script) + "\n\tclean = cat\n\trequired = true\n")
+			if proclimit.Supported {
+				// A tree object that inflates past git's memory limit
+				// (the red team's inflated to 2.5 GiB): refused, not held.
+				treeBomb(t, filepath.Join(repos, "r-tree-bomb"), int(DefaultLimits.GitMemory)+64<<20)
+			}
 		}
 		repoArgs = append(repoArgs, repos+"@HEAD")
 	}
@@ -801,6 +836,21 @@ func TestHostileCorpus(t *testing.T) {
 		assert.Contains(t, s.Problem, "more than 20000 entries")
 		assert.Equal(t, 0, s.Score)
 	})
+	t.Run("deep-paths", func(t *testing.T) {
+		for _, name := range []string{"h-deep-paths", "h-deep-paths-gz", "h-deep-paths-zip"} {
+			s := students[name]
+			assert.Regexp(t, `entry "a/a/a/[a/]*"… has a path of \d+ bytes; no file system kata runs on has paths longer than 4096 bytes`, s.Problem, name)
+			assert.Equal(t, 0, s.Score, name)
+		}
+		assert.Contains(t, students["h-deep-dir"].Problem, "holds none of the lesson files", "a file 100 levels down is no workspace")
+	})
+	if proclimit.Supported && len(repoArgs) > 0 && runtime.GOOS != "windows" {
+		t.Run("tree-bomb", func(t *testing.T) {
+			s := students["r-tree-bomb"]
+			assert.Contains(t, s.Problem, "reading it takes git more than the 512 MiB of memory kata gives it")
+			assert.Equal(t, 0, s.Score)
+		})
+	}
 	t.Run("zip-padded", func(t *testing.T) {
 		s := students["h-zip-padded"]
 		assert.Empty(t, s.Problem)
@@ -931,4 +981,27 @@ func TestHostileCorpus(t *testing.T) {
 		assert.Equal(t, rep.Students[i].Score, s.Score, "%s", s.Name)
 	}
 	t.Logf("hostile corpus: %d submissions × %d lessons in %s (regrade %s)", len(rep.Students), len(ids), time.Since(start).Round(time.Second), stats2.Elapsed.Round(time.Millisecond))
+}
+
+// fakeRaceFlood is runq.go printing, once, a race report's header and
+// 120,000 lines shaped like its accesses (60,000 with a blank line after
+// each, to stay under the output limit too), then panicking.
+func fakeRaceFlood(t testing.TB, blank bool) []byte {
+	sep, n := `""`, "120000"
+	if blank {
+		sep, n = `"\n"`, "60000"
+	}
+	return edit(t, withImports(t, ref(t, "runq.go"), "sync"), "\nfunc runqputtail(pp *p, gp *g) {\n", `
+var flood sync.Once
+
+func runqputtail(pp *p, gp *g) {
+	flood.Do(func() {
+		println("==================")
+		println("WARNING: DATA RACE")
+		for i := 0; i < `+n+`; i++ {
+			print("Write at 0x00c000012345 by goroutine ", i, ":\n", `+sep+`)
+		}
+		panic("a flood of fake race lines")
+	})
+`)
 }

@@ -23,9 +23,12 @@
 //     with git plumbing in a bare repository of kata's own holding a copy
 //     of the submission's objects, so nothing of the submission's
 //     repository runs, and git reads nothing outside it (git.go); links
-//     are followed only inside the submission, sizes are bounded. Names
-//     are cleaned for display (report.Name) and made unique and unlike
-//     (uniqueNames, report.Lookalike). A submission that cannot be
+//     are followed only inside the submission, sizes and path lengths
+//     are bounded, and each git is limited in memory and CPU time
+//     (gitrun.go, package proclimit). Names are cleaned for display
+//     (report.Name) and kept as handed in; names a reader could take for
+//     one another are flagged (flagLookalikes, report.Lookalike), never
+//     renamed. A submission that cannot be
 //     read is not an error of the grading: it is graded, as a failure
 //     with its reason.
 //  2. Grade turns cells into keys. A key already in the result cache, with

@@ -2,7 +2,6 @@ package grade
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/checker/proclimit"
 )
 
 // Reading a submission's commit without running anything of the
@@ -52,7 +53,10 @@ import (
 //   - runs only plumbing that applies no filter and runs no hook: git
 //     rev-parse (the commit a ref names), git ls-tree (the commit's files),
 //     git cat-file --batch-check and --batch (the lesson files' blobs, as
-//     committed), each within gitTimeout;
+//     committed), each within gitTimeout and, on Linux, within
+//     Limits.GitMemory of memory and Limits.GitCPU of CPU time
+//     (package proclimit: a tree object that inflates to gigabytes makes
+//     git fail, not grow), with a bound on what kata reads of its output;
 //   - in an environment of its own: no system or global config
 //     (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null, an empty HOME and
 //     XDG_CONFIG_HOME), no system attributes, no replace refs, no commit
@@ -89,7 +93,12 @@ func (f *Finder) fromGit(dir, ref string) *Submission {
 	}
 	defer r.close()
 	commit, err := r.commit(ref)
-	if err != nil {
+	var limit *gitLimitError
+	switch {
+	case errors.As(err, &limit):
+		s.Problem = "unsafe or unreadable repository: " + err.Error()
+		return s
+	case err != nil:
 		s.Problem = fmt.Sprintf("the repository has no commit %q", ref)
 		return s
 	}
@@ -105,8 +114,10 @@ func (f *Finder) fromGit(dir, ref string) *Submission {
 // A gitRepo is a submission's repository, read through a bare repository
 // of kata's own holding a copy of its objects.
 type gitRepo struct {
-	tmp string // kata's: the bare repository and an empty home
-	env []string
+	tmp    string // kata's: the bare repository and an empty home
+	env    []string
+	limits proclimit.Limits // each git's
+	peak   int64            // the largest resident size a git reached, where known
 }
 
 // openGit checks the repository in dir, reads its refs, and makes kata's
@@ -181,7 +192,7 @@ func openGit(dir string, lim Limits) (*gitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &gitRepo{tmp: tmp}
+	r := &gitRepo{tmp: tmp, limits: lim.git()}
 	if err := r.makeBare(refs, head, format); err != nil {
 		r.close()
 		return nil, err
@@ -333,9 +344,12 @@ func (r *gitRepo) makeBare(refs map[string]string, head, format string) error {
 // gitTimeout; call cancel once it has been waited for.
 func (r *gitRepo) git(args ...string) (cmd *exec.Cmd, cancel context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
-	cmd = exec.CommandContext(ctx, "git", append([]string{
+	cmd = proclimit.CommandContext(ctx, "git", append([]string{
 		"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.commitGraph=false",
 		"-c", "core.multiPackIndex=false", "-c", "protocol.allow=never", "--no-replace-objects",
+		// Within its memory limit: packs mapped a little at a time, and a
+		// small cache of delta bases (git's defaults: 1 GiB windows, 96 MiB).
+		"-c", "core.packedGitWindowSize=16m", "-c", "core.packedGitLimit=64m", "-c", "core.deltaBaseCacheLimit=16m",
 	}, args...)...)
 	cmd.Env = r.env
 	cmd.Dir = r.tmp
@@ -348,7 +362,7 @@ func (r *gitRepo) git(args ...string) (cmd *exec.Cmd, cancel context.CancelFunc)
 func (r *gitRepo) commit(ref string) (string, error) {
 	cmd, cancel := r.git("rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	defer cancel()
-	out, err := cmd.Output()
+	out, err := r.output(cmd, 4096)
 	if err != nil {
 		return "", err
 	}
@@ -361,13 +375,13 @@ func (r *gitRepo) commit(ref string) (string, error) {
 func (r *gitRepo) tree(commit string, lim Limits) (*tree, error) {
 	cmd, cancel := r.git("ls-tree", "-r", "-t", "-z", "--full-tree", commit)
 	defer cancel()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &cappedBuffer{max: maxGitStderr}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := r.start(cmd); err != nil {
 		return nil, err
 	}
 	t := newTree()
@@ -376,10 +390,12 @@ func (r *gitRepo) tree(commit string, lim Limits) (*tree, error) {
 	if err != nil {
 		cmd.Process.Kill()
 	}
-	waitErr := cmd.Wait()
+	waitErr := r.wait(cmd)
 	switch {
 	case errors.Is(err, errTooMuch):
 		return nil, fmt.Errorf("its list of files is longer than %d MiB", lim.ArchiveBytes>>20)
+	case waitErr != nil && r.overLimit(cmd, stderr.String()) != nil:
+		return nil, r.overLimit(cmd, stderr.String())
 	case err != nil:
 		return nil, err
 	case waitErr != nil:
@@ -452,9 +468,9 @@ func (r *gitRepo) readBlobs(es []*entry, limit int64) {
 	cmd, cancel := r.git("cat-file", "--batch-check")
 	defer cancel()
 	cmd.Stdin = strings.NewReader(strings.Join(oids, "\n") + "\n")
-	out, err := cmd.Output()
+	out, err := r.output(cmd, int64(len(oids))*(64+1+6+1+20+1))
 	if err != nil {
-		fail(es, "git cat-file: "+err.Error())
+		fail(es, err.Error())
 		return
 	}
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
@@ -488,12 +504,14 @@ func (r *gitRepo) readBlobs(es []*entry, limit int64) {
 	cmd, cancel2 := r.git("cat-file", "--batch")
 	defer cancel2()
 	cmd.Stdin = strings.NewReader(strings.Join(fetch, "\n") + "\n")
+	stderr := &cappedBuffer{max: maxGitStderr}
+	cmd.Stderr = stderr
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		fail(es, err.Error())
 		return
 	}
-	if err := cmd.Start(); err != nil {
+	if err := r.start(cmd); err != nil {
 		fail(es, err.Error())
 		return
 	}
@@ -521,7 +539,11 @@ func (r *gitRepo) readBlobs(es []*entry, limit int64) {
 	if read < len(fetch) {
 		cmd.Process.Kill()
 	}
-	cmd.Wait()
+	if r.wait(cmd) != nil {
+		if err := r.overLimit(cmd, stderr.String()); err != nil {
+			fail(es, err.Error())
+		}
+	}
 	fail(es, "git cat-file --batch did not give it")
 }
 

@@ -527,7 +527,7 @@ func (g *Grader) report(subs []*Submission, cells []*cell) *report.Report {
 
 // student is one submission's part of the report.
 func (g *Grader) student(s *Submission, cells []*cell) report.Student {
-	st := report.Student{Name: report.Name(s.Name), Source: report.Name(s.Source), Problem: report.OneLine(s.Problem)}
+	st := report.Student{Name: report.Name(s.Name), Source: report.Name(s.Source), Problem: report.OneLine(s.Problem), LooksLike: slices.Clone(s.LooksLike)}
 	for _, c := range cells {
 		lg := *c.grade
 		lg.Tests = slices.Clone(lg.Tests)

@@ -3,6 +3,7 @@ package grade
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -111,27 +112,64 @@ func LoadPack(dir string, reg *lessons.Registry) (*Pack, error) {
 	return p, nil
 }
 
-func (p *Pack) loadLesson(dir string, l *lessons.Lesson, taken map[string]string) error {
-	data, err := os.ReadFile(filepath.Join(dir, "tests.json"))
+// Bounds on a test pack: its files are an instructor's, but a pack handed
+// around is input like another, and each bound is far beyond a real one.
+const (
+	maxPackFileBytes = 1 << 20 // tests.json, or one test file
+	maxPackFiles     = 200     // test files of one lesson
+)
+
+// readPackFile reads a file of a pack, refusing one of more than
+// maxPackFileBytes.
+func readPackFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("%s: %w (each lesson's directory needs a tests.json)", l.ID, err)
+		return nil, err
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPackFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxPackFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d KiB: a test pack's files are tests, not data", filepath.Base(name), maxPackFileBytes>>10)
+	}
+	return data, nil
+}
+
+// parsePackSpec parses a lesson's tests.json: {"tests": [...]}, nothing else.
+func parsePackSpec(data []byte) ([]packTest, error) {
 	var spec struct {
 		Tests []packTest `json:"tests"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		return fmt.Errorf("%s/tests.json: %v", l.ID, err)
+		return nil, err
 	}
 	if len(spec.Tests) == 0 {
-		return fmt.Errorf("%s/tests.json: no tests", l.ID)
+		return nil, errors.New("no tests")
+	}
+	return spec.Tests, nil
+}
+
+func (p *Pack) loadLesson(dir string, l *lessons.Lesson, taken map[string]string) error {
+	data, err := readPackFile(filepath.Join(dir, "tests.json"))
+	if err != nil {
+		return fmt.Errorf("%s: %w (each lesson's directory needs a tests.json)", l.ID, err)
+	}
+	tests, err := parsePackSpec(data)
+	if err != nil {
+		return fmt.Errorf("%s/tests.json: %v", l.ID, err)
 	}
 	files := map[string][]byte{}
 	defined := map[string]bool{}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
+	}
+	if len(entries) > maxPackFiles+1 {
+		return fmt.Errorf("%s: more than %d files; a lesson's tests fit in fewer", l.ID, maxPackFiles)
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -141,9 +179,9 @@ func (p *Pack) loadLesson(dir string, l *lessons.Lesson, taken map[string]string
 		case !strings.HasSuffix(name, "_test.go") || !e.Type().IsRegular():
 			return fmt.Errorf("%s/%s: a lesson's directory holds tests.json and *_test.go files only", l.ID, name)
 		}
-		src, err := os.ReadFile(filepath.Join(dir, name))
+		src, err := readPackFile(filepath.Join(dir, name))
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", l.ID, err)
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
 		if err != nil {
@@ -165,7 +203,7 @@ func (p *Pack) loadLesson(dir string, l *lessons.Lesson, taken map[string]string
 	if len(files) == 0 {
 		return fmt.Errorf("%s: no *_test.go files", l.ID)
 	}
-	for _, t := range spec.Tests {
+	for _, t := range tests {
 		where := l.ID + "/tests.json: test " + t.Name
 		switch {
 		case !strings.HasPrefix(t.Name, "Test"):

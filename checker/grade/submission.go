@@ -18,10 +18,16 @@ import (
 // A Submission is one student's work, as kata found it.
 type Submission struct {
 	// Name is the student as the report names them: the directory's or
-	// archive's name, cleaned (report.Name: control, format and invisible
-	// characters shown as escapes, on one line) and unlike every other
-	// within one grading (uniqueNames).
+	// archive's name as handed in, cleaned (report.Name: control, format
+	// and invisible characters shown as escapes, on one line). It is never
+	// changed to tell two students apart: see LooksLike.
 	Name string
+	// LooksLike are the names of the other submissions of the same
+	// grading that a reader could take this one's for (report.Lookalike:
+	// "Dana" and "dana", "José" written two ways, a Cyrillic "а"), the
+	// same name from another directory included: the instructor checks
+	// them against the roster (flagLookalikes).
+	LooksLike []string
 	// Source is where it came from, as given: a path, or path@ref.
 	Source string
 	// Problem says why nothing of it can be graded (an unsafe or
@@ -99,11 +105,10 @@ func (f *Finder) Find(args []string) ([]*Submission, error) {
 	if len(subs) == 0 {
 		return nil, errors.New("grade: no submissions found (name workspace directories, archives, or a directory of them)")
 	}
-	raw := make([]string, len(subs))
-	for i, s := range subs {
-		raw[i], s.Name = s.Name, report.Name(s.Name)
+	for _, s := range subs {
+		s.Name = report.Name(s.Name)
 	}
-	uniqueNames(subs, raw)
+	f.flagLookalikes(subs)
 	return subs, nil
 }
 
@@ -301,90 +306,47 @@ func baseName(p string) string {
 	return base
 }
 
-// uniqueNames makes names unique, and unlike: names a reader could take
-// for one another (report.Lookalike: "Bob" and "bob", "José" written two
-// ways, a Cyrillic "с" for a Latin "c") clash as much as equal ones. Names
-// are compared as they are shown, cleaned (report.Name); raw are the names
-// before cleaning. In a clash, archives keep their extension; then, of
-// the names that still clash,
-//
-//   - if they were the same before cleaning (the same directory name
-//     under two of the directories graded), the first keeps it;
-//   - else, if just one of them shows as it is (cleaning escaped nothing
-//     in it), it keeps it: the others hid something;
-//   - else none keeps it: a name can be chosen to sort before another,
-//     so none may pass for the other's owner;
-//
-// and the others get a number (-2, -3..., or -1, -2... when none keeps
-// it). Every student then reads as someone else than the others, in every
-// format, and a report written as a file per student (Gradescope's, on a
-// file system that ignores case) has a file for each.
-func uniqueNames(subs []*Submission, raw []string) {
-	groups := func() map[string][]int {
-		g := map[string][]int{}
-		for i, s := range subs {
-			k := report.Lookalike(s.Name)
-			g[k] = append(g[k], i)
+// flagLookalikes tells each submission which others' names a reader could
+// take its name for (report.Lookalike), and says so once on Notes. Names
+// are never changed: the red team's "Dana" beside the honest "dana" had
+// both renamed ("Dana-1", "dana-2") and her row no longer matched the
+// instructor's roster. Every student keeps the name handed in, and the
+// instructor, told which names look alike and where each came from,
+// decides who is who.
+func (f *Finder) flagLookalikes(subs []*Submission) {
+	const maxLookalikes = 5
+	groups := map[string][]*Submission{}
+	var keys []string
+	for _, s := range subs {
+		k := report.Lookalike(s.Name)
+		if groups[k] == nil {
+			keys = append(keys, k)
 		}
-		return g
+		groups[k] = append(groups[k], s)
 	}
-	for _, members := range groups() {
-		if len(members) > 1 {
-			for _, i := range members {
-				if ext := archiveExt(subs[i].Source); ext != "" {
-					subs[i].Name += ext
+	for _, k := range keys {
+		members := groups[k]
+		if len(members) < 2 {
+			continue
+		}
+		var seen []string
+		for _, s := range members {
+			// At most maxLookalikes of the others, by name: a class of n
+			// names alike would otherwise make n² of them.
+			for _, o := range members {
+				if o == s {
+					continue
 				}
-			}
-		}
-	}
-	g := groups()
-	taken := map[string]bool{}
-	for k, members := range g {
-		if len(members) == 1 {
-			taken[k] = true
-		}
-	}
-	for i := range subs {
-		k := report.Lookalike(subs[i].Name)
-		members := g[k]
-		if len(members) < 2 || members[0] != i {
-			continue // alone, or numbered with its group's first
-		}
-		keeper := -1
-		same, plain := true, []int{}
-		for _, m := range members {
-			same = same && raw[m] == raw[members[0]]
-			if report.Name(raw[m]) == raw[m] {
-				plain = append(plain, m)
-			}
-		}
-		switch {
-		case same:
-			keeper = members[0]
-		case len(plain) == 1:
-			keeper = plain[0]
-		}
-		n := 2
-		if keeper < 0 {
-			n = 1
-		} else {
-			taken[k] = true
-		}
-		for _, m := range members {
-			if m == keeper {
-				continue
-			}
-			for {
-				name := fmt.Sprintf("%s-%d", subs[m].Name, n)
-				n++
-				// Not like a name given out, nor like another student's.
-				if nk := report.Lookalike(name); !taken[nk] && g[nk] == nil {
-					subs[m].Name = name
-					taken[nk] = true
+				if len(s.LooksLike) == maxLookalikes {
+					s.LooksLike = append(s.LooksLike, fmt.Sprintf("and %d more", len(members)-1-maxLookalikes))
 					break
 				}
+				s.LooksLike = append(s.LooksLike, o.Name)
 			}
+			seen = append(seen, fmt.Sprintf("%q (%s)", s.Name, s.Source))
 		}
+		f.note("names that look alike, kept as handed in: " + listSome(seen, 2*maxLookalikes) +
+			"; check them against your roster (reports flag them as \"looks like\")")
 	}
 }
 

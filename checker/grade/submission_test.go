@@ -212,7 +212,10 @@ func TestFindErrors(t *testing.T) {
 	}
 }
 
-func TestFindNamesAreUnique(t *testing.T) {
+// TestFindNamesAreKeptAndFlagged: the same name twice (alice under two
+// directories graded, bob as a directory and a zip) is kept as handed in,
+// each flagged as looking like the other; the sources tell them apart.
+func TestFindNamesAreKeptAndFlagged(t *testing.T) {
 	dir := t.TempDir()
 	workspace(t, filepath.Join(dir, "a", "alice"), nil)
 	workspace(t, filepath.Join(dir, "b", "alice"), nil)
@@ -220,11 +223,14 @@ func TestFindNamesAreUnique(t *testing.T) {
 	workspace(t, filepath.Join(dir, "a", "bob"), nil)
 	subs, err := finder().Find([]string{filepath.Join(dir, "a"), filepath.Join(dir, "b")})
 	require.NoError(t, err)
-	var names []string
+	var names, sources []string
 	for _, s := range subs {
 		names = append(names, s.Name)
+		sources = append(sources, strings.TrimPrefix(filepath.ToSlash(s.Source), filepath.ToSlash(dir)+"/"))
+		assert.Equal(t, []string{s.Name}, s.LooksLike, "%s is flagged", s.Source)
 	}
-	assert.Equal(t, []string{"alice", "bob", "bob.zip", "alice-2"}, names)
+	assert.Equal(t, []string{"alice", "bob", "bob", "alice"}, names)
+	assert.Equal(t, []string{"a/alice", "a/bob", "a/bob.zip", "b/alice"}, sources)
 }
 
 func TestFindGitRef(t *testing.T) {

@@ -10,9 +10,11 @@ import (
 
 // WriteCSV writes one row per student, for a gradebook to import. The
 // columns are always, in this order: student, score, max_score, one column
-// per lesson graded (its score, headed by its ID, in course order), and
-// notes (what was lost, one "lesson: reason" per failing lesson). Cells a
-// spreadsheet would take for a formula are quoted with a leading '.
+// per lesson graded (its score, headed by its ID, in course order), notes
+// (what was lost, one "lesson: reason" per failing lesson), and looks_like
+// (the other students whose names look like this one's, "; " between
+// them: empty but for look-alikes). Cells a spreadsheet would take for a
+// formula are quoted with a leading '.
 func WriteCSV(w io.Writer, r *Report) error {
 	r = r.cleaned()
 	cw := csv.NewWriter(w)
@@ -20,7 +22,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 	for _, l := range r.Lessons {
 		head = append(head, l.ID)
 	}
-	head = append(head, "notes")
+	head = append(head, "notes", "looks_like")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 				notes = append(notes, l.ID+": "+l.Reason)
 			}
 		}
-		row = append(row, safeCell(strings.Join(notes, "; ")))
+		row = append(row, safeCell(strings.Join(notes, "; ")), safeCell(strings.Join(s.LooksLike, "; ")))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

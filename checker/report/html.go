@@ -45,12 +45,13 @@ small { opacity: .7; }
 <thead><tr><th>student</th>{{range .Lessons}}<th title="{{.Title}}">{{.ID}}</th>{{end}}<th>total</th></tr></thead>
 <tbody>
 {{- range $i, $s := .Students}}
-<tr><td><a href="#s{{$i}}">{{.Name}}</a></td>{{range .Lessons}}<td class="{{if passing .Status}}pass{{else}}fail{{end}}">{{.Score}}</td>{{end}}<td><b>{{.Score}}/{{.MaxScore}}</b></td></tr>
+<tr><td><a href="#s{{$i}}">{{.Name}}</a>{{if .LooksLike}} <small class="fail">(looks like: {{range $j, $n := .LooksLike}}{{if $j}}, {{end}}{{$n}}{{end}})</small>{{end}}</td>{{range .Lessons}}<td class="{{if passing .Status}}pass{{else}}fail{{end}}">{{.Score}}</td>{{end}}<td><b>{{.Score}}/{{.MaxScore}}</b></td></tr>
 {{- end}}
 </tbody>
 </table>
 {{- range $i, $s := .Students}}
 <h2 id="s{{$i}}">{{.Name}} <small>{{.Score}}/{{.MaxScore}} · {{.Source}}</small></h2>
+{{- if .LooksLike}}<p class="fail">Looks like: {{range $j, $n := .LooksLike}}{{if $j}}, {{end}}{{$n}}{{end}} (names are kept as handed in: check them against your roster)</p>{{end}}
 {{- if .Problem}}<p class="fail">Nothing could be graded: {{clean .Problem}}</p>{{end}}
 {{- range .Lessons}}
 <details{{if not (passing .Status)}} open{{end}}>

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // The JUnit XML that CI tools (Jenkins, GitLab, GitHub's test reporters,
@@ -66,6 +67,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 					{Name: "score", Value: fmt.Sprint(l.Score)},
 					{Name: "max_score", Value: fmt.Sprint(l.MaxScore)},
 				},
+			}
+			if len(s.LooksLike) > 0 {
+				suite.Properties = append(suite.Properties, junitProperty{Name: "looks_like", Value: strings.Join(s.LooksLike, ", ")})
 			}
 			for _, t := range l.Tests {
 				c := junitCase{Name: t.Name, Classname: s.Name + "." + l.ID}

@@ -33,6 +33,19 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, " **%s** |\n", Fraction(s.Score, s.MaxScore))
 	}
+	var alike []string
+	for _, s := range r.Students {
+		if len(s.LooksLike) > 0 {
+			var others []string
+			for _, o := range s.LooksLike {
+				others = append(others, mdEscape(o))
+			}
+			alike = append(alike, fmt.Sprintf("- %s (%s) looks like: %s\n", mdEscape(s.Name), mdEscape(s.Source), strings.Join(others, ", ")))
+		}
+	}
+	if len(alike) > 0 {
+		b.WriteString("\nNames that look alike, kept as handed in (check them against your roster):\n\n" + strings.Join(alike, ""))
+	}
 	for _, s := range r.Students {
 		lost := lostLines(r, &s)
 		if len(lost) == 0 {

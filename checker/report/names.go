@@ -13,8 +13,10 @@ import (
 // archive's), so a student can choose one that reads as another's. Three
 // functions keep names apart: Name shows a name so that nothing in it is
 // invisible; Lookalike says which names a reader could still take for one
-// another, so that package grade numbers them apart; FileName makes a
-// name a file name that no other student's can overwrite.
+// another, so that package grade flags them for the instructor (a
+// student's name is never changed: an honest "dana" renamed "dana-2"
+// because of a "Dana" no longer matches her row in the roster); FileName
+// makes a name a file name that no other student's can overwrite.
 
 // Name cleans a name that must stay on one line (a student's, taken from a
 // file name they chose) as Clean does, newline and tab escaped too (\n,
@@ -27,8 +29,8 @@ import (
 // Name does not make names that look alike look different ("José"
 // precomposed and decomposed, "Bob" and "bob", a Cyrillic "с" for a Latin
 // "c"): two names may clean to the same text, or to texts a reader cannot
-// tell apart. Whoever needs them distinct makes them so after cleaning,
-// by Lookalike (package grade does).
+// tell apart. Lookalike finds them (package grade flags them as "looks
+// like" in every report).
 func Name(s string) string {
 	return escape(s, false)
 }
@@ -42,7 +44,7 @@ func Name(s string) string {
 // for one (HTML shows them so), and the ASCII look-alikes
 // of common fonts merged (l, I, 1 and |; o and 0; "rn" and "m"; "vv" and
 // "w"). It errs on the side of merging: two names that merely resemble
-// each other share it too, and then only get numbered apart.
+// each other share it too, and are then only flagged for a look.
 //
 // It is a key, not a display: it does not catch every confusable of
 // Unicode's tables (UTS #39), only the Latin, Greek and Cyrillic ones a
@@ -68,11 +70,17 @@ func Lookalike(name string) string {
 		}
 		b.WriteRune(r)
 	}
-	key := b.String()
-	for strings.Contains(key, "  ") {
-		key = strings.ReplaceAll(key, "  ", " ")
+	// Runs of spaces as one, in one pass.
+	var key strings.Builder
+	space := false
+	for _, r := range b.String() {
+		if r == ' ' && space {
+			continue
+		}
+		space = r == ' '
+		key.WriteRune(r)
 	}
-	return strings.NewReplacer("rn", "m", "vv", "w").Replace(key)
+	return strings.NewReplacer("rn", "m", "vv", "w").Replace(key.String())
 }
 
 // confusables maps letters of Greek and Cyrillic (and a few others) to
@@ -105,9 +113,8 @@ var confusables = map[rune]rune{
 // escape) becomes %XX per byte of its UTF-8, as does a "%" itself, a
 // trailing "." and the first character of a name Windows reserves for a
 // device (CON, NUL, COM1...). Two names give two file names; whether a
-// file system tells them apart (case, Unicode normalization) is Lookalike's
-// business: names that differ only so share a Lookalike, and are numbered
-// apart before they get here.
+// file system tells them apart (case, Unicode normalization) is
+// StudentDirs' business.
 func FileName(name string) string {
 	var b strings.Builder
 	for i, r := range name {
@@ -145,7 +152,8 @@ func FileName(name string) string {
 // two of them be taken for one directory by a file system that ignores
 // case or normalization (those of macOS and Windows do), the later one
 // numbered (-2, -3...), so that no student's file is written over
-// another's.
+// another's. Only the directory is numbered: the name in the report, and
+// in the results.json, stays the student's.
 func StudentDirs(names []string) []string {
 	dirs := make([]string, len(names))
 	taken := map[string]bool{}

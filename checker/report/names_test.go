@@ -1,7 +1,9 @@
 package report_test
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/stretchr/testify/assert"
@@ -114,4 +116,51 @@ func TestStudentDirs(t *testing.T) {
 		assert.False(t, seen[k], "%q", d)
 		seen[k] = true
 	}
+}
+
+// FuzzNames: any name is shown on one line, cleaning twice changes
+// nothing, its Lookalike and FileName are made, and each is linear in the
+// name's length (at most 10 bytes of output per byte of input: an escape).
+func FuzzNames(f *testing.F) {
+	for _, seed := range []string{"Dana", "dana", "José", "Jose\u0301", "bob\u202e", strings.Repeat(" ", 10000), strings.Repeat("rn", 5000),
+		"\x1b[2K\rgraded", strings.Repeat("a  ", 3000), "CON", "\xff\xfe"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		shown := report.Name(name)
+		if strings.ContainsAny(shown, "\n\r") {
+			t.Fatalf("%q shows on more than one line: %q", name, shown)
+		}
+		if report.Name(shown) != shown {
+			t.Fatalf("cleaning %q twice changed it", name)
+		}
+		key, file := report.Lookalike(shown), report.FileName(shown)
+		for what, out := range map[string]string{"Name": shown, "Lookalike": key, "FileName": file} {
+			if len(out) > 10*len(name)+16 {
+				t.Fatalf("%s of a name of %d bytes is %d bytes", what, len(name), len(out))
+			}
+		}
+		if strings.ContainsAny(file, `/\`) {
+			t.Fatalf("FileName(%q) = %q is more than one path element", shown, file)
+		}
+	})
+}
+
+// FuzzPrinted: any message is shown as one line, what the program
+// printed quoted, within a bounded length.
+func FuzzPrinted(f *testing.F) {
+	for _, seed := range []string{"crashed: panic: boom", "failed in 2 of 5 runs: crashed: crashed: crashed: crashed: crashed: x",
+		"did not finish within 30s: x was still running: stuck in a loop, or deadlocked? printed “tick”", strings.Repeat("crashed: ", 10000),
+		"data race: x", "kata: grade: all tests passed"} {
+		f.Add(seed, true)
+	}
+	f.Fuzz(func(t *testing.T, msg string, compiled bool) {
+		out := report.Printed(msg, compiled)
+		if strings.Contains(out, "\n") {
+			t.Fatalf("Printed(%q) is more than one line: %q", msg, out)
+		}
+		if utf8.RuneCountInString(out) > 2000 {
+			t.Fatalf("Printed of %d bytes is %d characters", len(msg), utf8.RuneCountInString(out))
+		}
+	})
 }

@@ -72,8 +72,12 @@ type Student struct {
 	MaxScore int    `json:"max_score"`
 	// Problem says why nothing of the submission could be graded (an
 	// unsafe archive, no lesson files); every lesson then scores 0.
-	Problem string        `json:"problem,omitempty"`
-	Lessons []LessonGrade `json:"lessons"`
+	Problem string `json:"problem,omitempty"`
+	// LooksLike names the other students whose names a reader could take
+	// this one's for (Lookalike): names are kept as handed in, never
+	// numbered apart, and flagged so for the instructor to check.
+	LooksLike []string      `json:"looks_like,omitempty"`
+	Lessons   []LessonGrade `json:"lessons"`
 }
 
 // A LessonGrade is a student's grade in one lesson.
@@ -306,6 +310,13 @@ func (r *Report) cleaned() *Report {
 	c.Students = make([]Student, len(r.Students))
 	for i, s := range r.Students {
 		s.Name, s.Source, s.Problem = Name(s.Name), Name(s.Source), OneLine(s.Problem)
+		if s.LooksLike != nil {
+			like := make([]string, len(s.LooksLike))
+			for j, n := range s.LooksLike {
+				like[j] = Name(n)
+			}
+			s.LooksLike = like
+		}
 		c.Students[i] = s
 	}
 	return &c

@@ -147,7 +147,7 @@ func TestCSVImportsAsAGradebook(t *testing.T) {
 	r := sample()
 	rows, err := reporttest.ValidateCSV(write(t, "csv", r), []string{"01-ringbuffer", "02-runnext"}, []string{"alice", "'=bob | <b>", "carol"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"alice", "55", "55", "30", "25", ""}, rows[1])
+	assert.Equal(t, []string{"alice", "55", "55", "30", "25", "", ""}, rows[1])
 	assert.Equal(t, "0", rows[3][1])
 	assert.Contains(t, rows[3][5], "zip-slip")
 	assert.Contains(t, rows[2][5], "01-ringbuffer: does not compile")
@@ -274,4 +274,39 @@ func TestCleanShowsWhatItReplaces(t *testing.T) {
 	for _, s := range []string{"\x1b\u202e\xff\n", "x\u2028y"} {
 		assert.Equal(t, report.Name(s), report.Name(report.Name(s)), "cleaning twice changes nothing")
 	}
+}
+
+// TestLooksLikeInEveryFormat: two students whose names look alike ("Dana"
+// and the honest "dana") keep their names, and every format the
+// instructor reads flags each as looking like the other; Gradescope's,
+// which the student reads, names no other student.
+func TestLooksLikeInEveryFormat(t *testing.T) {
+	r := sample()
+	r.Students = r.Students[:2]
+	r.Students[0].Name, r.Students[0].Source, r.Students[0].LooksLike = "Dana", "class/Dana", []string{"dana"}
+	r.Students[1].Name, r.Students[1].Source, r.Students[1].LooksLike = "dana", "class/dana", []string{"Dana"}
+
+	rows, err := reporttest.ValidateCSV(write(t, "csv", r), []string{"01-ringbuffer", "02-runnext"}, []string{"Dana", "dana"})
+	require.NoError(t, err)
+	assert.Equal(t, "dana", rows[1][len(rows[1])-1], "the looks_like column")
+	assert.Equal(t, "Dana", rows[2][len(rows[2])-1])
+
+	table := string(write(t, "table", r))
+	assert.Contains(t, table, "Dana (class/Dana)  looks like: dana")
+	assert.Contains(t, table, "dana (class/dana)  looks like: Dana")
+	assert.Contains(t, string(write(t, "markdown", r)), "- Dana (class/Dana) looks like: dana")
+	page := write(t, "html", r)
+	require.NoError(t, reporttest.ValidateHTML(page))
+	assert.Contains(t, string(page), "(looks like: dana)")
+	assert.Contains(t, string(write(t, "json", r)), `"looks_like": [`)
+	j, err := reporttest.ValidateJUnit(write(t, "junit", r))
+	require.NoError(t, err)
+	found := false
+	for _, p := range j.Suites[0].Props {
+		found = found || (p.Name == "looks_like" && p.Value == "dana")
+	}
+	assert.True(t, found, "the junit suite of Dana has the property looks_like=dana: %+v", j.Suites[0].Props)
+
+	one := &report.Report{Kata: r.Kata, Course: r.Course, Lessons: r.Lessons, Students: r.Students[:1]}
+	assert.NotContains(t, string(write(t, "gradescope", one)), "dana", "Gradescope's results are read by the student: they name no other")
 }

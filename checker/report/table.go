@@ -54,6 +54,15 @@ func WriteTable(w io.Writer, r *Report) error {
 	if len(lines) > 0 {
 		fmt.Fprintf(w, "\nWhat was lost:\n%s\n", strings.Join(lines, "\n"))
 	}
+	var alike []string
+	for _, s := range r.Students {
+		if len(s.LooksLike) > 0 {
+			alike = append(alike, fmt.Sprintf("  %s (%s)  looks like: %s", s.Name, s.Source, strings.Join(s.LooksLike, ", ")))
+		}
+	}
+	if len(alike) > 0 {
+		fmt.Fprintf(w, "\nNames that look alike, kept as handed in (check them against your roster):\n%s\n", strings.Join(alike, "\n"))
+	}
 	_, err := fmt.Fprintf(w, "\n%d submissions, %d lessons, %d points each.\n", len(r.Students), len(r.Lessons), r.MaxScore())
 	return err
 }

@@ -216,7 +216,8 @@ func TestGradeUsageErrors(t *testing.T) {
 // TestGradescopeDirectoriesNeverOverwrite (A24): "Bob" and "bob", and a
 // name no file system takes as it is, each get a results.json of their
 // own, even where the file system ignores case (as macOS's and Windows's
-// do): the directories differ other than by case.
+// do): the directories differ other than by case, and the names do not
+// change.
 func TestGradescopeDirectoriesNeverOverwrite(t *testing.T) {
 	useGradeCache(t)
 	class := filepath.Join(t.TempDir(), "class")
@@ -241,7 +242,10 @@ func TestGradescopeDirectoriesNeverOverwrite(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, reporttest.ValidateGradescope(data), e.Name())
 	}
-	assert.ElementsMatch(t, []string{"Bob-1", "bob-2", "eve%5Cu202e"}, dirs)
+	// Only the later directory is numbered: both students keep their
+	// names, in the report and on stderr, flagged for the instructor.
+	assert.ElementsMatch(t, []string{"Bob", "bob-2", "eve%5Cu202e"}, dirs)
+	assert.Contains(t, errOut, `kata: grade: names that look alike, kept as handed in: "Bob" (`)
 }
 
 // workflow is the part of a GitHub Actions workflow the test reads.

@@ -322,7 +322,7 @@ func XMLLint(data []byte) error {
 }
 
 // ValidateCSV checks a gradebook CSV: the header is exactly student,
-// score, max_score, the lesson IDs in order, notes; there is one row per
+// score, max_score, the lesson IDs in order, notes, looks_like; there is one row per
 // student, in order, each with as many cells as the header, whole-number
 // scores, and a total that is the sum of the lessons'.
 func ValidateCSV(data []byte, lessons, students []string) ([][]string, error) {
@@ -332,7 +332,7 @@ func ValidateCSV(data []byte, lessons, students []string) ([][]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not CSV a gradebook reads: %w", err)
 	}
-	want := append(append([]string{"student", "score", "max_score"}, lessons...), "notes")
+	want := append(append([]string{"student", "score", "max_score"}, lessons...), "notes", "looks_like")
 	if len(rows) == 0 || !slices.Equal(rows[0], want) {
 		return nil, fmt.Errorf("header %q, want %q", rows[0], want)
 	}
@@ -356,8 +356,8 @@ func ValidateCSV(data []byte, lessons, students []string) ([][]string, error) {
 		if score, _ := strconv.Atoi(row[1]); score != total {
 			return nil, fmt.Errorf("row %d: score %d, lessons add up to %d", i+1, score, total)
 		}
-		if strings.ContainsAny(row[len(row)-1][:min(1, len(row[len(row)-1]))], "=+-@") {
-			return nil, fmt.Errorf("row %d: notes start with a formula character: %q", i+1, row[len(row)-1])
+		if notes := row[len(row)-2]; strings.ContainsAny(notes[:min(1, len(notes))], "=+-@") {
+			return nil, fmt.Errorf("row %d: notes start with a formula character: %q", i+1, notes)
 		}
 	}
 	return rows, nil
