@@ -191,23 +191,46 @@ type job struct {
 func (g *Grader) Grade(ctx context.Context, subs []*Submission, progress Progress) (*report.Report, Stats, error) {
 	start := time.Now()
 	stats := Stats{Submissions: len(subs), Cells: len(subs) * len(g.lessons)}
-	var cells []*cell
+	cells, order := g.plan(subs, &stats)
+	stats.Planned = len(order)
+	tr := &tracker{g: g, progress: progress, subs: subs, cells: cells, start: start, pending: make([]int, len(subs))}
+	for _, c := range cells {
+		if c.grade == nil {
+			tr.pending[c.sub]++
+		}
+	}
+	tr.status.Cells, tr.status.Runs, tr.status.Students = len(cells), len(order), len(subs)
+	tr.update(nil)
+
+	work, err := os.MkdirTemp("", "kata-grade-")
+	if err != nil {
+		return nil, stats, fmt.Errorf("grade: %w", err)
+	}
+	defer os.RemoveAll(work)
+	g.runJobs(ctx, work, order, tr, &stats)
+	if err := ctx.Err(); err != nil {
+		stats.Elapsed = time.Since(start)
+		return nil, stats, err
+	}
+	rep := g.report(subs, cells)
+	stats.Elapsed = time.Since(start)
+	if progress != nil {
+		progress.Finish(tr.status)
+	}
+	return rep, stats, nil
+}
+
+// plan makes a cell for each submission and lesson, and the jobs that
+// grade them: a cell whose files are missing is settled at once, one
+// whose files another cell has shares that cell's job, one whose grade is
+// cached takes it. order are the jobs left to run.
+func (g *Grader) plan(subs []*Submission, stats *Stats) (cells []*cell, order []*job) {
 	byKey := map[string]*job{}
-	var order []*job
 	for si, s := range subs {
 		for _, l := range g.lessons {
 			c := &cell{sub: si, lesson: l}
 			cells = append(cells, c)
-			files := map[string][]byte{}
-			problem := ""
-			for _, f := range l.Files {
-				data, p := s.File(f)
-				if p != "" {
-					problem = p
-					break
-				}
-				files[f] = data
-			}
+			files, problem := lessonFiles(s, l)
 			if problem != "" {
 				fg := report.Failed(l, problem)
 				c.grade = &fg
@@ -247,23 +270,27 @@ func (g *Grader) Grade(ctx context.Context, subs []*Submission, progress Progres
 			cells[ci].grade = first
 		}
 	}
+	return cells, order
+}
 
-	stats.Planned = len(order)
-	tr := &tracker{g: g, progress: progress, subs: subs, cells: cells, start: start, pending: make([]int, len(subs))}
-	for _, c := range cells {
-		if c.grade == nil {
-			tr.pending[c.sub]++
+// lessonFiles are submission s's files of lesson l, or what is wrong with
+// them.
+func lessonFiles(s *Submission, l *lessons.Lesson) (map[string][]byte, string) {
+	files := map[string][]byte{}
+	for _, f := range l.Files {
+		data, p := s.File(f)
+		if p != "" {
+			return nil, p
 		}
+		files[f] = data
 	}
-	tr.status.Cells, tr.status.Runs, tr.status.Students = len(cells), len(order), len(subs)
-	tr.update(nil)
+	return files, ""
+}
 
-	work, err := os.MkdirTemp("", "kata-grade-")
-	if err != nil {
-		return nil, stats, fmt.Errorf("grade: %w", err)
-	}
-	defer os.RemoveAll(work)
-
+// runJobs runs the jobs of order, Options.Jobs at once, in work, and
+// gives each job's grade to its cells as it comes, until all are done or
+// ctx ends.
+func (g *Grader) runJobs(ctx context.Context, work string, order []*job, tr *tracker, stats *Stats) {
 	type done struct {
 		job *job
 		res *checker.LessonResult
@@ -306,25 +333,15 @@ func (g *Grader) Grade(ctx context.Context, subs []*Submission, progress Progres
 		lg := gradeOf(d.res, d.job.lesson)
 		var finished []int
 		for _, ci := range d.job.cells {
-			cells[ci].grade = lg
-			if tr.pending[cells[ci].sub]--; tr.pending[cells[ci].sub] == 0 {
-				finished = append(finished, cells[ci].sub)
+			tr.cells[ci].grade = lg
+			if tr.pending[tr.cells[ci].sub]--; tr.pending[tr.cells[ci].sub] == 0 {
+				finished = append(finished, tr.cells[ci].sub)
 			}
 		}
 		tr.status.RunsDone++
 		tr.update(finished)
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		stats.Elapsed = time.Since(start)
-		return nil, stats, err
-	}
-	rep := g.report(subs, cells)
-	stats.Elapsed = time.Since(start)
-	if progress != nil {
-		progress.Finish(tr.status)
-	}
-	return rep, stats, nil
 }
 
 // run grades one lesson's files, stores the grade, and returns it.
