@@ -109,9 +109,11 @@ func kitExplore(bound, maxRuns int, setup func() kitStart) kitExploreResult {
 				res.fail = e.problem
 				return res
 			}
-			if res.runs == 1 && len(e.trace) <= e.n+1 {
-				// Decisions only at the start and at each end: no point
-				// reached the controller, so nothing was explored.
+			if res.runs == 1 && len(e.trace) <= e.n+1 && e.problem == "" {
+				// Decisions only at the start and at each end, and no
+				// thread went wrong before its first operation (a stub
+				// that panics "not implemented" does): no point reached
+				// the controller, so nothing was explored.
 				res.fail = "the explorer saw none of the threads' atomic operations (a bug of the test kit, not of your code: kitExWorkerOf did not recognize its workers; please report it)"
 				return res
 			}
