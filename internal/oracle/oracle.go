@@ -139,6 +139,17 @@ func render(fset *token.FileSet, f *ast.File, name string, decls []ast.Decl) ([]
 	return src, nil
 }
 
+// importName is the name a package imported by path p is used by, unless
+// the import names it: its last element, or the one before a major
+// version's (math/rand/v2 is rand).
+func importName(p string) string {
+	base := path.Base(p)
+	if dir := path.Dir(p); dir != "." && len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+		return path.Base(dir)
+	}
+	return base
+}
+
 // usedImports returns the import lines (name and quoted path) of the
 // imports body refers to, sorted.
 func usedImports(imports []*ast.ImportSpec, body []byte) []string {
@@ -158,7 +169,7 @@ func usedImports(imports []*ast.ImportSpec, body []byte) []string {
 	var out []string
 	for _, spec := range imports {
 		p, _ := strconv.Unquote(spec.Path.Value)
-		local := path.Base(p)
+		local := importName(p)
 		line := spec.Path.Value
 		if spec.Name != nil {
 			local = spec.Name.Name
