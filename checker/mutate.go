@@ -185,6 +185,38 @@ func (c *Checker) makeMutants(l *lessons.Lesson) (*mutate.File, *MutationReport,
 // mutant that hangs is failed by that limit). The run stops at a test's
 // first failure. cleanup removes what it made.
 func (c *Checker) schemataRun(ctx context.Context, l *lessons.Lesson, f *mutate.File) (r *run, cleanup func(), err error) {
+	r, cleanup, err = c.schemataBuild(ctx, l, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r == nil {
+		return nil, nil, fmt.Errorf("checker: mutate: lesson %s's mutant schemata do not compile (a mutant the type check let through?)", l.ID)
+	}
+	ls := []*lessons.Lesson{l}
+	base := c.gradeRun(ctx, l.ID, l.Title, r, ls)
+	if err := ctx.Err(); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	if base.Status != StatusPass {
+		cleanup()
+		return nil, nil, fmt.Errorf("checker: mutate: lesson %s's reference, compiled with its mutants but none selected, scored %d/%d: %s",
+			l.ID, base.Score, base.MaxScore, firstProblem(base))
+	}
+	for _, t := range base.Tests {
+		limit := time.Duration(t.Elapsed*10*float64(time.Second)) + 5*time.Second
+		r.timeouts[t.Name] = min(r.timeouts[t.Name], limit)
+	}
+	r.failFast = true
+	return r, cleanup, nil
+}
+
+// schemataBuild builds the test binary of lesson l with every mutant of f
+// in it (f's schemata, l's one file), none selected (KATA_MUTANT=0): a
+// run whose copies (each with its own KATA_MUTANT) share the binary. It
+// returns a nil run if the schemata do not compile. cleanup removes what
+// it made.
+func (c *Checker) schemataBuild(ctx context.Context, l *lessons.Lesson, f *mutate.File) (r *run, cleanup func(), err error) {
 	name := l.Files[0]
 	schemata, err := f.Schemata()
 	if err != nil {
@@ -203,8 +235,7 @@ func (c *Checker) schemataRun(ctx context.Context, l *lessons.Lesson, f *mutate.
 		removeAll(tmp)
 		return nil, nil, fmt.Errorf("checker: %w", err)
 	}
-	ls := []*lessons.Lesson{l}
-	r = c.runOf(replace, ls)
+	r = c.runOf(replace, []*lessons.Lesson{l})
 	cleanup = func() {
 		r.cleanup()
 		removeAll(tmp)
@@ -220,21 +251,15 @@ func (c *Checker) schemataRun(ctx context.Context, l *lessons.Lesson, f *mutate.
 		cleanup()
 		return nil, nil, err
 	}
-	base := c.gradeRun(ctx, l.ID, l.Title, r, ls)
-	if err := ctx.Err(); err != nil {
+	rr, err := c.compileOnly(ctx, r)
+	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	if base.Status != StatusPass {
+	if rr != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("checker: mutate: lesson %s's reference, compiled with its mutants but none selected, scored %d/%d: %s",
-			l.ID, base.Score, base.MaxScore, firstProblem(base))
+		return nil, nil, nil
 	}
-	for _, t := range base.Tests {
-		limit := time.Duration(t.Elapsed*10*float64(time.Second)) + 5*time.Second
-		r.timeouts[t.Name] = min(r.timeouts[t.Name], limit)
-	}
-	r.failFast = true
 	return r, cleanup, nil
 }
 

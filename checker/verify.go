@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/internal/mutate"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -48,12 +49,7 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 
 	var out []Verdict
 	check := func(kind, name, want string, files map[string]string, ok func(*LessonResult) bool) {
-		var res *LessonResult
-		if kind == "mutant" {
-			res = c.gradeToFirstFailure(ctx, l, files)
-		} else {
-			res = c.Lesson(ctx, l, files)
-		}
+		res := c.Lesson(ctx, l, files)
 		out = append(out, Verdict{Lesson: l.ID, Kind: kind, Name: name, Want: want, OK: res.Status != StatusError && ok(res), Result: res})
 	}
 	full := func(r *LessonResult) bool { return r.Score == r.MaxScore }
@@ -80,29 +76,11 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 			return nil, err
 		}
 	}
-	for _, m := range mutants {
-		edited, err := m.Apply(refSrc)
-		if err != nil {
-			return nil, err
-		}
-		files := maps.Clone(ref)
-		for f, data := range edited {
-			p := filepath.Join(tmp, "mutant", m.Name, f)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return nil, err
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				return nil, err
-			}
-			files[f] = p
-		}
-		// A mutant is a mistake, not an attack: refused by the vetter, or
-		// not compiling, it would fail without the tests having caught the
-		// mistake.
-		check("mutant", m.Name, "a failure", files, func(r *LessonResult) bool {
-			return r.Status == StatusFail && len(r.VetProblems) == 0 && !r.NotCompiled
-		})
+	verdicts, err := c.verifyMutants(ctx, l, mutants, refSrc, ref, filepath.Join(tmp, "mutant"))
+	if err != nil {
+		return nil, err
 	}
+	out = append(out, verdicts...)
 
 	if l.Alternates != nil {
 		dirs, err := fs.ReadDir(l.Alternates, ".")
@@ -128,6 +106,109 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 		}
 	}
 	return out, nil
+}
+
+// verifyMutants grades each of l's hand-written mutants, ref's files with
+// the mutant's edits made, to its first failing test: the verdict is good
+// if the tests failed it, with neither the vetter nor the compiler in the
+// way (a mutant is a mistake, not an attack: refused, or not compiling, it
+// would fail without the tests having caught the mistake).
+//
+// A mutant that changes only function bodies of the lesson's one file is
+// compiled with all the others like it into one test binary (mutant
+// schemata, as kata verify --mutate does the machine's), and each runs
+// there selected by KATA_MUTANT: one build for the lesson instead of one
+// each, a -race compile and link of the whole package apiece. Each is
+// still vetted on its own first. The rest, and all of them if the
+// schemata do not build, are built alone.
+func (c *Checker) verifyMutants(ctx context.Context, l *lessons.Lesson, mutants []lessons.Mutant, refSrc map[string][]byte, ref map[string]string, dir string) ([]Verdict, error) {
+	files := make([]map[string]string, len(mutants))
+	edited := make([]map[string][]byte, len(mutants))
+	for i, m := range mutants {
+		var err error
+		if edited[i], err = m.Apply(refSrc); err != nil {
+			return nil, err
+		}
+		files[i] = maps.Clone(ref)
+		for f, data := range edited[i] {
+			p := filepath.Join(dir, m.Name, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				return nil, err
+			}
+			files[i][f] = p
+		}
+	}
+	results := make([]*LessonResult, len(mutants))
+	if err := c.mutantsTogether(ctx, l, mutants, edited, files, refSrc, results); err != nil {
+		return nil, err
+	}
+	var out []Verdict
+	for i, m := range mutants {
+		res := results[i]
+		if res == nil {
+			res = c.gradeToFirstFailure(ctx, l, files[i])
+		}
+		ok := res.Status == StatusFail && len(res.VetProblems) == 0 && !res.NotCompiled
+		out = append(out, Verdict{Lesson: l.ID, Kind: "mutant", Name: m.Name, Want: "a failure", OK: ok, Result: res})
+	}
+	return out, nil
+}
+
+// mutantsTogether grades, in one schemata binary, those of the mutants
+// that fit one (mutate.FromVariants) and that the vetter passes, and puts
+// their results in results; it leaves nil the results of the others.
+func (c *Checker) mutantsTogether(ctx context.Context, l *lessons.Lesson, mutants []lessons.Mutant, edited []map[string][]byte, files []map[string]string, refSrc map[string][]byte, results []*LessonResult) error {
+	if len(l.Files) != 1 || len(mutants) < 2 {
+		return nil
+	}
+	name := l.Files[0]
+	variants := make([][]byte, len(mutants))
+	for i := range mutants {
+		if len(edited[i]) != 1 || edited[i][name] == nil {
+			continue // it edits another file: built alone
+		}
+		variants[i] = edited[i][name]
+	}
+	f, fits, err := mutate.FromVariants(name, refSrc[name], variants)
+	if err != nil {
+		return err
+	}
+	v, err := c.vetter()
+	if err != nil {
+		return err
+	}
+	var todo []int
+	for i := range mutants {
+		if !fits[i] {
+			continue
+		}
+		probs, err := v.Files(ctx, map[string]string{name: files[i][name]})
+		if err != nil {
+			return fmt.Errorf("checker: %w", err)
+		}
+		if len(probs) == 0 {
+			todo = append(todo, i) // refused: built alone, where the result says so
+		}
+	}
+	if len(todo) < 2 {
+		return nil
+	}
+	r, cleanup, err := c.schemataBuild(ctx, l, f)
+	if err != nil || r == nil {
+		return err // r == nil: the schemata do not compile, so each is built alone
+	}
+	defer cleanup()
+	r.failFast = true // as gradeToFirstFailure: one failure says the tests catch it
+	ls := []*lessons.Lesson{l}
+	for _, i := range todo {
+		wr := *r // shares the built binary; the environment is its own
+		wr.env = []string{fmt.Sprintf("%s=%d", mutate.EnvVar, i+1)}
+		results[i] = c.gradeRun(ctx, l.ID, l.Title, &wr, ls)
+	}
+	return ctx.Err()
 }
 
 // gradeToFirstFailure grades l with files as Lesson does, but stops at the
