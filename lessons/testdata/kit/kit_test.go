@@ -122,6 +122,53 @@ func kitRun(t *testing.T, cfg Config, limit time.Duration, body func(*G)) error 
 	}
 }
 
+// kitStall is how long a stress test waits for a run that has stopped
+// getting anywhere (its progress count unchanged) before it calls it stuck.
+// The reference moves that count every few hundred microseconds; five
+// seconds with no step at all is a lost wake-up, not a slow machine. A run
+// that keeps moving has the test's whole limit.
+const kitStall = 5 * time.Second
+
+// kitAwait waits for done until limit, but gives up sooner once progress
+// (a count the run's Gs raise as they get anywhere) has not moved for
+// kitStall: a learner whose scheduler lost a wake-up hears so in seconds,
+// not at the end of the test's limit. ended says whether done came; waited
+// is how long it waited, and stalled whether it gave up for the stall.
+func kitAwait(done <-chan error, progress func() int64, limit time.Duration) (err error, ended, stalled bool, waited time.Duration) {
+	start := time.Now()
+	last, lastMove := progress(), start
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err, true, false, time.Since(start)
+		case now := <-tick.C:
+			if p := progress(); p != last {
+				last, lastMove = p, now
+			}
+			switch {
+			case now.Sub(start) >= limit:
+				return nil, false, false, now.Sub(start).Round(time.Second)
+			case now.Sub(lastMove) >= kitStall:
+				return nil, false, true, now.Sub(start).Round(time.Second)
+			}
+		}
+	}
+}
+
+// kitStalled says, for a failure message, how a kitAwait that did not end
+// gave up.
+func kitStalled(stalled bool, waited time.Duration) string {
+	switch {
+	case stalled && waited <= kitStall+time.Second:
+		return fmt.Sprintf("after %s with nothing moving", waited)
+	case stalled:
+		return fmt.Sprintf("after %s (nothing moved in the last %s)", waited, kitStall)
+	}
+	return fmt.Sprintf("after %s", waited)
+}
+
 // kitHint is the pointer to the hints at the end of a failure message.
 func kitHint(lesson string) string {
 	return " (stuck? kata hint " + lesson + ")"

@@ -406,14 +406,20 @@ func TestL03DrainFair(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- rt.Wait() }()
-	select {
-	case err := <-done:
-		rt.Close()
-		if err != nil {
-			t.Fatalf("the scheduler stopped with: %v", err)
+	started := func() int64 {
+		var sum int64
+		for i := range ran {
+			sum += int64(ran[i].Load())
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%d Gs started from outside (all on the global queue) did not finish within 20s: some were lost from the global queue"+kitHint(l03), n)
+		return sum
+	}
+	err, ended, stalled, waited := kitAwait(done, started, 20*time.Second)
+	if !ended {
+		t.Fatalf("%d Gs started from outside (all on the global queue) had not finished %s (%d had started): some were lost from the global queue"+kitHint(l03), n, kitStalled(stalled, waited), started())
+	}
+	rt.Close()
+	if err != nil {
+		t.Fatalf("the scheduler stopped with: %v", err)
 	}
 	for i := 0; i < n; i++ {
 		if c := ran[i].Load(); c != 1 {

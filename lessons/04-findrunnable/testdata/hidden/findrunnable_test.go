@@ -709,17 +709,15 @@ func TestL04SleepAndStopTheWorld(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() { done <- rt.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(20 * time.Second):
+	err, ended, stalled, waited := kitAwait(done, func() int64 { return int64(woke.Load() + resized.Load()) }, 20*time.Second)
+	if !ended {
 		// Left running: a Runtime stuck like this would not close either.
 		what := "A sleeping G is woken by its timer, which only findRunnable runs (checkTimers), and an M with nothing else to do must wait for the next timer (blockUntilTimer) before it parks"
 		if inResize.Load() {
 			what = "A GOMAXPROCS call had not returned: it stops the world, and a running P stops only when its M, in findRunnable, sees sched.gcwaiting and calls gcstopm (then starts over once the world restarts)"
 		}
-		t.Fatalf("%d Gs sleeping %d times each on 2 Ps while another G changed GOMAXPROCS %d times: after 20s, %d of the %d sleeps had ended and %d of the %d GOMAXPROCS calls had returned. %s"+kitHint(l04),
-			sleepers, naps, resizes, woke.Load(), sleepers*naps, resized.Load(), resizes, what)
+		t.Fatalf("%d Gs sleeping %d times each on 2 Ps while another G changed GOMAXPROCS %d times: %s, %d of the %d sleeps had ended and %d of the %d GOMAXPROCS calls had returned. %s"+kitHint(l04),
+			sleepers, naps, resizes, kitStalled(stalled, waited), woke.Load(), sleepers*naps, resized.Load(), resizes, what)
 	}
 	rt.Close()
 	if err != nil {

@@ -410,14 +410,13 @@ func TestL05NoLeakedSpinners(t *testing.T) {
 		})
 		done := make(chan error, 1)
 		go func() { done <- rt.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				rt.Close()
-				t.Fatalf("round %d: the scheduler stopped with: %v", round+1, err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("round %d: %d Gs spawning %d more did not finish within 30s (%d ran): did a wakep never start an M (nmspinning stuck above 0?)"+kitHint(l05), round+1, n, n, ran.Load())
+		err, ended, stalled, waited := kitAwait(done, func() int64 { return int64(ran.Load()) }, 30*time.Second)
+		if !ended {
+			t.Fatalf("round %d: %d Gs spawning %d more had not finished %s (%d ran): did a wakep never start an M (nmspinning stuck above 0?)"+kitHint(l05), round+1, n, n, kitStalled(stalled, waited), ran.Load())
+		}
+		if err != nil {
+			rt.Close()
+			t.Fatalf("round %d: the scheduler stopped with: %v", round+1, err)
 		}
 		nmspinning, npidle, gomaxprocs, quiet := l05quiet(t, rt.sched)
 		rt.Close()
