@@ -118,6 +118,19 @@ type LessonResult struct {
 	// Blame, set by kata check after a failure (Checker.Blame), says
 	// which of the learner's functions the failing tests point at.
 	Blame *Blame `json:"blame,omitempty"`
+	// Phases is where WallTime went, in order (kata check -v prints it).
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// A Phase is one step of a grading and how long it took: "vet" (kata's
+// rules for lesson files), "build" (go test -c, with -race: the go
+// command's cache makes it a link when nothing changed), "run" (one run of
+// the test binary: there are more after a crash, a hang or a race) and
+// "blame" (kata check's search for the function at fault).
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Tests   int     `json:"tests,omitempty"` // for a run: how many tests it was asked to run
 }
 
 // CapstoneID names the run of every lesson's tests on all of the learner's

@@ -75,9 +75,11 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 	if !r.trusted {
 		// The snapshot: what the runs will compile, not the live files.
 		var err error
+		vetStart := time.Now()
 		if pending, err = c.vetFirst(ctx, g.res, r, g.order, g.record); err != nil {
 			return g.failed(err)
 		}
+		g.phase("vet", time.Since(vetStart), 0)
 	}
 	g.budget = c.lessonBudget(r)
 	r.deadline = start.Add(g.budget)
@@ -106,6 +108,8 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		if err != nil {
 			return g.failed(err)
 		}
+		g.phase("build", rr.buildTime, 0)
+		g.phase("run", rr.wallTime, len(batch))
 		if g.settlesAll(rr) {
 			break
 		}
@@ -118,6 +122,14 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		g.remaining = g.next(rr, batch, progress)
 	}
 	return g.result(start)
+}
+
+// phase adds a step of the grading and its time to the result (none if it
+// took no time: a build that was not needed).
+func (g *grading) phase(name string, d time.Duration, tests int) {
+	if d > 0 {
+		g.res.Phases = append(g.res.Phases, Phase{Name: name, Seconds: d.Seconds(), Tests: tests})
+	}
 }
 
 // failed is the result of a grading kata could not make.

@@ -92,6 +92,9 @@ type runResult struct {
 	overMemory bool
 	blame      string
 	wallTime   time.Duration
+	// buildTime is how long building the test binary took before this
+	// run of it, if this run built it (0 if it was built already).
+	buildTime time.Duration
 	// mod is the module the run used: the shared one, or its private copy.
 	mod *module
 	// harness is what the harness reported; nil if the test binary did not
@@ -394,16 +397,23 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 			return nil, err
 		}
 	}
+	var built time.Duration
 	if !r.built {
 		// What the run of the binary needs and costs a process to learn
 		// (test2json's path, whether there is a sandbox) is learnt after
 		// the build, not beside it: kata stopped meanwhile would leave
 		// that process's directory behind, in the user's.
+		start := time.Now()
 		if res, err := r.build(ctx); err != nil || res != nil {
 			return res, err
 		}
+		built = time.Since(start)
 	}
-	return r.runTests(ctx, tests)
+	res, err := r.runTests(ctx, tests)
+	if res != nil {
+		res.buildTime = built
+	}
+	return res, err
 }
 
 // build compiles the test binary: go test -c, with its own deadline

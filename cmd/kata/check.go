@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +34,7 @@ var checkCommand = &cli.Command{
 		&cli.StringFlag{Name: "run", Usage: "grade only the tests whose names match `REGEXP` (not recorded as progress)"},
 		&cli.BoolFlag{Name: "no-blame", Usage: "after a failure, do not look for the function at fault (by running the failing tests again with each of your functions in turn replaced by the reference's)"},
 		&cli.Uint64Flag{Name: "seed", Usage: "replay the controlled interleaving `N` a failure named (tests that explore interleavings run only it)"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "say where the time went: kata's start, the vetting, the build, each run of the tests, the search for the function at fault"},
 	},
 	Action: runCheck,
 }
@@ -92,9 +95,14 @@ func runCheck(c *cli.Context) error {
 		}
 	}
 	focused := opts.Run != nil || opts.Seed != 0
+	began := time.Now()
 	ck, err := checker.New(learnerOptions(c))
 	if err != nil {
 		return couldNot(err)
+	}
+	verbose := c.Bool("verbose") && !asJSON
+	if verbose {
+		fmt.Fprintf(human, "kata: started in %.2fs (the reference's sources read and hashed)\n", time.Since(began).Seconds())
 	}
 
 	if strangers := ws.Strangers(); len(strangers) > 0 {
@@ -129,7 +137,9 @@ func runCheck(c *cli.Context) error {
 		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), o)
 		if res.Status == checker.StatusFail && len(todo) == 1 && !c.Bool("no-blame") {
 			live.say("which function is at fault? your failing tests again, with one of your functions at a time replaced by the reference's ...")
+			start := time.Now()
 			res.Blame, _ = ck.Blame(c.Context, l, ws.LessonFiles(l), res) // no answer: nothing to say
+			res.Phases = append(res.Phases, checker.Phase{Name: "blame", Seconds: time.Since(start).Seconds()})
 		}
 		live.clear()
 		if !focused {
@@ -141,6 +151,9 @@ func runCheck(c *cli.Context) error {
 		report.Lessons = append(report.Lessons, res)
 		if !asJSON {
 			printLessonResult(human, res, ws, l)
+		}
+		if verbose {
+			printPhases(human, res)
 		}
 	}
 	if c.Bool("all") && passed < len(todo) {
@@ -424,4 +437,51 @@ func orList(xs []string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+}
+
+// printPhases says where a lesson's grading spent its time (kata check -v).
+func printPhases(w io.Writer, res *checker.LessonResult) {
+	st := styleFor(w)
+	var b strings.Builder
+	sum := 0.0
+	for _, ph := range res.Phases {
+		if ph.Name == "blame" {
+			continue // after WallTime, not in it
+		}
+		sum += ph.Seconds
+	}
+	fmt.Fprintf(&b, "  time: %.2fs", res.WallTime)
+	for i := 0; i < len(res.Phases); {
+		// The runs after a crash, one after another, are told as one.
+		ph, n, tests := res.Phases[i], 1, res.Phases[i].Tests
+		for i+n < len(res.Phases) && res.Phases[i+n].Name == ph.Name {
+			ph.Seconds += res.Phases[i+n].Seconds
+			tests += res.Phases[i+n].Tests
+			n++
+		}
+		i += n
+		what := ph.Name
+		switch {
+		case n > 1:
+			what = fmt.Sprintf("%d %ss (%d tests)", n, ph.Name, tests)
+		case tests > 0:
+			what = fmt.Sprintf("%s (%d tests)", ph.Name, tests)
+		}
+		fmt.Fprintf(&b, "; %s %.2fs", what, ph.Seconds)
+	}
+	if rest := res.WallTime - sum; rest >= 0.005 {
+		fmt.Fprintf(&b, "; the rest (workspace snapshot, overlay, hashes) %.2fs", rest)
+	}
+	fmt.Fprintln(w, st.dim(b.String()))
+	tests := slices.Clone(res.Tests)
+	slices.SortFunc(tests, func(a, b checker.TestResult) int { return cmp.Compare(b.Elapsed, a.Elapsed) })
+	var slow []string
+	for _, t := range tests[:min(3, len(tests))] {
+		if t.Elapsed > 0 {
+			slow = append(slow, fmt.Sprintf("%s %.2fs", t.Name, t.Elapsed))
+		}
+	}
+	if len(slow) > 0 {
+		fmt.Fprintln(w, st.dim("  slowest tests: "+strings.Join(slow, ", ")))
+	}
 }

@@ -81,3 +81,41 @@ func TestPrintBlame(t *testing.T) {
 		t.Errorf("no blame printed %q", b.String())
 	}
 }
+
+// TestCheckVerboseSaysWhereTheTimeWent: kata check -v names each phase of
+// a grading with its time; a second check of the same file needs no
+// compile (the build is only the link, or nothing).
+func TestCheckVerboseSaysWhereTheTimeWent(t *testing.T) {
+	t.Setenv("KATA_CACHE", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "ws")
+	_, errOut, code := kata(t, "", "init", dir)
+	require.Equal(t, exitOK, code, errOut)
+	skeleton, err := os.ReadFile(filepath.Join(dir, "globrunq.go"))
+	require.NoError(t, err)
+	ref, err := os.ReadFile(filepath.Join("..", "..", "solutions", "globrunq.go"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "globrunq.go"), ref, 0o644))
+	out, errOut, code := kata(t, dir, "check", "--no-race", "-v", "03")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `kata: started in \d+\.\d\ds`, out)
+	assert.Regexp(t, `  time: \d+\.\d\ds; vet \d+\.\d\ds; build \d+\.\d\ds; run \(10 tests\) \d+\.\d\ds`, out)
+	assert.Contains(t, out, "slowest tests: TestL03")
+
+	// The skeleton crashes in every test: each crash costs a run, told as one.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "globrunq.go"), skeleton, 0o644))
+	out, errOut, code = kata(t, dir, "check", "--no-race", "--no-blame", "-v", "03")
+	assert.Equal(t, exitFailed, code, errOut)
+	assert.Regexp(t, `; \d+ runs \(\d+ tests\) \d+\.\d\ds`, out)
+
+	out, _, code = kata(t, dir, "check", "--no-race", "--format", "json", "03")
+	assert.Equal(t, exitFailed, code)
+	var rep checkReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Lessons, 1)
+	var names []string
+	for _, ph := range rep.Lessons[0].Phases {
+		names = append(names, ph.Name)
+	}
+	assert.Contains(t, names, "run")
+	assert.Contains(t, names, "blame", "a failed check looks for the function at fault, and times it")
+}
