@@ -242,7 +242,7 @@ func quizNextGiveUp(r *rand.Rand) quiz.Question {
 	}
 	return quiz.Question{
 		Text: fmt.Sprintf("GOMAXPROCS is %d. P0's G has just finished; P0's run queue and the global run queue are empty. "+
-			"G1, running on P1, has just put %s on P1's ring. Of the other Ps, %d hold a spinning M, %d are idle, %d run Gs. "+
+			"G1, running on P1, has just put %s on P1's ring. Of the other Ps: %d with a spinning M, %d idle, %d running Gs. "+
 			"P0's M, which is not spinning, looks for its next G (findRunnable). What happens next?",
 			procs, quiz.List("G", queued...), spinning, idle, busy),
 		Answer:  quiz.Choice(right, options...),
