@@ -40,5 +40,17 @@ func TestQuizWorkedByHand(t *testing.T) {
 		// An empty ring: only the last pass takes runnext.
 		{Seed: 8, Kind: "steal-pass", Says: []string{"ring holds nothing and its runnext G9"},
 			Answer: "G9", Because: []string{"only the last pass"}},
+		// What happens next. 6 busy Ps, 3 spinning: 2 × 3 = 6 is not < 6, refused: P0's M gives up its P.
+		{Seed: 3, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 6", "G2 G3 G4 G5 on P1's ring", "3 with a spinning M, 0 idle"},
+			Answer: "b", Because: []string{"2 × 3 against 6 - 0", "Refused", "only for an M that was spinning"}},
+		// 5 busy, 2 spinning: 4 < 5, it spins and takes 2 - 1 = 1 of G2 G3: G2.
+		{Seed: 7, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 6", "G2 G3 on P1's ring", "2 with a spinning M, 1 idle"},
+			Answer: "a", Because: []string{"2 × 2 against 6 - 1", "takes 1 of P1's 2 Gs", "G2."}},
+		// 4 busy, 2 spinning: 4 is not < 4.
+		{Seed: 15, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 4", "2 with a spinning M, 0 idle"}, Answer: "b"},
+		{Seed: 23, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 5", "2 with a spinning M, 1 idle"}, Answer: "b"},
+		// 4 busy, nobody spinning: it steals 6 - 3 = 3 of G2..G7, the oldest, and runs G4.
+		{Seed: 27, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 6", "G2 G3 G4 G5 G6 G7", "0 with a spinning M, 2 idle"},
+			Answer: "a", Because: []string{"takes 3 of P1's 6 Gs", "G4."}},
 	})
 }
