@@ -234,12 +234,16 @@ func quizNextRunnext(r *rand.Rand) quiz.Question {
 	}
 	right := -1
 	switch i := slices.Index(after, g); {
+	case i < 0 && lab.Runnext(0) == g:
+		right = 1
 	case i < 0:
-		panic(fmt.Sprintf("procresize: quiz next-runnext: G%d is not on the global queue %v", g, after))
+		right = 0
 	case i == 0 && later == 0:
 		right = 2
 	case i == later && later > 0:
 		right = 3
+	case i == len(after)-1:
+		right = 4
 	default:
 		panic(fmt.Sprintf("procresize: quiz next-runnext: G%d is at %d on the global queue %v", g, i, after))
 	}
