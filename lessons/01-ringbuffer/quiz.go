@@ -165,7 +165,7 @@ func quizNextPut(r *rand.Rand) quiz.Question {
 	}
 	return quiz.Question{
 		Text: fmt.Sprintf("P0's ring holds G1 to G%d, G1 at the head, its runnext is empty, and the global run queue is empty. "+
-			"The G running on P0 creates G%d, which newproc puts on P0's ring (runqput, next false). What happens next?", n, g),
+			"P0 puts G%d on its ring with runqput(next=false). What happens next?", n, g),
 		Answer:  quiz.Choice(right, options...),
 		Explain: why,
 	}

@@ -62,11 +62,15 @@ func Check(t *testing.T, kinds []quiz.Kind, cases []Case) {
 		if worked[k.Name] < 2 {
 			t.Errorf("kind %s has %d case(s) worked out by hand, want at least 2", k.Name, worked[k.Name])
 		}
+		for seed := range uint64(100) {
+			checkChoices(t, Case{Seed: seed, Kind: k.Name}, k.MakeSeed(seed))
+		}
 	}
 }
 
 // checkChoices checks that a choice question offers each option once: two
 // options alike would make the right one ambiguous, or a wrong one right.
+// (That the right one is among them, quiz.Choice checks when it is made.)
 func checkChoices(t *testing.T, c Case, q quiz.Question) {
 	t.Helper()
 	seen := map[string]bool{}
