@@ -265,7 +265,7 @@ func quizNextGiveUp(r *rand.Rand) quiz.Question {
 	return quiz.Question{
 		Text: fmt.Sprintf("GOMAXPROCS is %d. P0's G has just finished; P0's run queue and the global run queue are empty. "+
 			"Of the other Ps: %d with a spinning M, %d idle, %d running Gs. G1, running on P1, %s. "+
-			"P0's M, which is not spinning, looks for its next G (findRunnable). What happens next?",
+			"P0's M, which is not spinning, looks for its next G (findRunnable), while no other M moves. What happens next?",
 			procs, spinning, idle, busy, created),
 		Answer:  quiz.Choice(right, options...),
 		Explain: why,

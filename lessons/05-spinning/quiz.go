@@ -184,7 +184,8 @@ func quizNextNeedspinning(r *rand.Rand) quiz.Question {
 	return quiz.Question{
 		Text: fmt.Sprintf("GOMAXPROCS is %d and no P is idle: G1 runs on P0, G50 on P1, and of the other Ps, %d hold a spinning M "+
 			"and %d run Gs. G1 readies G7, which ready puts in P0's runnext, and ready calls wakep. "+
-			"Then G50 blocks, and P1's M, not spinning, finds nothing on P1 or the global run queue. What happens next?",
+			"Then G50 blocks, and P1's M, not spinning, finds nothing on P1 or the global run queue; no other M moves meanwhile. "+
+			"What happens next?",
 			procs, spinning, procs-2-spinning),
 		Answer:  quiz.Choice(right, options...),
 		Explain: why,
