@@ -21,7 +21,9 @@ import (
 	"github.com/gmp-kata/gmp-kata/internal/quiz"
 )
 
-// A Case is one question, worked out by hand.
+// A Case is one question, worked out by hand. `kata quiz NN --seed S`
+// asks it when Kind is S's turn (S % the number of kinds); a case worked
+// after the lesson's last kind was added can pick such a seed.
 type Case struct {
 	Seed    uint64
 	Kind    string   // the kind of question asked with the seed
