@@ -89,6 +89,9 @@ func TestMakeTakesTurns(t *testing.T) {
 		if _, again := Make(kinds, seed); again.Text != q.Text {
 			t.Errorf("seed %d made %q, then %q", seed, q.Text, again.Text)
 		}
+		if alone := kinds[seed%3].MakeSeed(seed); alone.Text != q.Text {
+			t.Errorf("seed %d made %q, but its kind alone makes %q from it", seed, q.Text, alone.Text)
+		}
 	}
 	_, q1 := Make(kinds, 30)
 	_, q2 := Make(kinds, 33)

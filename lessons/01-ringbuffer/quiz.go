@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/gmp-kata/gmp-kata/internal/quiz"
@@ -16,6 +17,10 @@ var quizKinds = []quiz.Kind{
 	{Name: "counters", Make: quizCounters},
 	{Name: "steal-half", Make: quizStealHalf},
 	{Name: "overflow", Make: quizOverflow},
+	// What happens next: the kinds below set up a state and ask what the
+	// scheduler does with it. Appended, so that each seed keeps the
+	// numbers it made before (see quiz.Kind.MakeSeed).
+	{Name: "next-put", Make: quizNextPut},
 }
 
 // quizCounters: runqhead and runqtail after puts, gets and a steal, across
@@ -117,4 +122,60 @@ func quizOverflow(r *rand.Rand) quiz.Question {
 			"leaving room for 128 more puts. That %s, so %d Gs moved and %d are left on the ring.",
 			when, moved, len(ring)),
 	}
+}
+
+// quizNextPut: what happens next to a G put on a ring that may be full.
+func quizNextPut(r *rand.Rand) quiz.Question {
+	n := 250 + r.IntN(7)
+	if r.IntN(2) == 0 {
+		n = 256 // the interesting case, more often
+	}
+	lab := sched.NewLab(1)
+	for i := range n {
+		lab.Runqput(0, int64(i+1), false)
+	}
+	g := int64(n + 1)
+	lab.Runqput(0, g, false)
+	global := lab.Global()
+	_, _, ring := lab.Ring(0)
+	options := []string{
+		fmt.Sprintf("G%d goes to the tail of the ring, after G%d", g, n),
+		fmt.Sprintf("G%d alone goes to the global run queue: the ring has no room for it", g),
+		fmt.Sprintf("G1 to G128, the oldest half of the ring, and G%d go to the global run queue in one batch", g),
+		"runqput waits until runqget or a thief makes room on the ring",
+	}
+	right := -1
+	switch {
+	case len(global) == 0 && ring[len(ring)-1] == g:
+		right = 0
+	case slices.Equal(global, []int64{g}):
+		right = 1
+	case slices.Equal(global, append(idRange(1, 128), g)):
+		right = 2
+	default:
+		panic(fmt.Sprintf("ringbuffer: quiz next-put: the global queue holds %v, the ring %d Gs", global, len(ring)))
+	}
+	why := fmt.Sprintf("The ring has 256 slots and holds %d Gs, so there is room: `runqput` (proc.go:7478) stores G%d at "+
+		"runqtail and moves runqtail on by one; only a put that finds tail - head == 256 calls runqputslow.", n, g)
+	if right == 2 {
+		why = fmt.Sprintf("The ring has 256 slots and holds 256 Gs, so `runqput` (proc.go:7478) calls `runqputslow` (proc.go:7524), "+
+			"which takes the oldest half, 128 Gs from the head, with one CAS of runqhead, adds G%d as number 129, and puts the "+
+			"129 on the global queue in one batch under one lock: a put never waits, and the owner keeps the newer half (%d Gs).",
+			g, len(ring))
+	}
+	return quiz.Question{
+		Text: fmt.Sprintf("P0's ring holds G1 to G%d, G1 at the head, its runnext is empty, and the global run queue is empty. "+
+			"P0 puts G%d on its ring with runqput(next=false). What happens next?", n, g),
+		Answer:  quiz.Choice(right, options...),
+		Explain: why,
+	}
+}
+
+// idRange is first, first+1, ... first+n-1.
+func idRange(first int64, n int) []int64 {
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = first + int64(i)
+	}
+	return ids
 }

@@ -34,5 +34,12 @@ func TestQuizWorkedByHand(t *testing.T) {
 		{Seed: 14, Kind: "overflow", Says: []string{"G377"}, Answer: "129", Because: []string{"at G257,", "248 are left"}},
 		{Seed: 17, Kind: "overflow", Says: []string{"G442"}, Answer: "258"},
 		{Seed: 23, Kind: "overflow", Says: []string{"G252"}, Answer: "0", Because: []string{"never happened"}},
+		// What happens next. 255 Gs in 256 slots: room, G256 goes to the tail.
+		{Seed: 3, Kind: "next-put", Says: []string{"holds G1 to G255", "puts G256"},
+			Answer: "a", Because: []string{"holds 255 Gs, so there is room"}},
+		// 256 Gs: full; runqputslow moves G1..G128 and G257, 129, and 128 stay.
+		{Seed: 7, Kind: "next-put", Says: []string{"holds G1 to G256", "puts G257"},
+			Answer: "c", Because: []string{"holds 256 Gs", "129", "the owner keeps the newer half (128 Gs)"}},
+		{Seed: 63, Kind: "next-put", Says: []string{"holds G1 to G252", "puts G253"}, Answer: "a"},
 	})
 }

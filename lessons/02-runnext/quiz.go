@@ -3,6 +3,7 @@ package runnext
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/gmp-kata/gmp-kata/internal/quiz"
@@ -15,6 +16,10 @@ var quizKinds = []quiz.Kind{
 	{Name: "put-order", Make: quizPutOrder},
 	{Name: "steal-runnext", Make: quizStealRunnext},
 	{Name: "inherit-time", Make: quizInheritTime},
+	// What happens next: the kinds below set up a state and ask what the
+	// scheduler does with it. Appended, so that each seed keeps the
+	// numbers it made before (see quiz.Kind.MakeSeed).
+	{Name: "next-kick", Make: quizNextKick},
 }
 
 // put writes runqput(P0, Gg, next) as the question shows it.
@@ -147,4 +152,53 @@ func idRange(first int64, n int) []int64 {
 		ids[i] = first + int64(i)
 	}
 	return ids
+}
+
+// quizNextKick: what happens next to the G in runnext when another G is
+// readied into it and the ring may be full.
+func quizNextKick(r *rand.Rand) quiz.Question {
+	n := 252 + r.IntN(5)
+	if r.IntN(2) == 0 {
+		n = 256 // the interesting case, more often
+	}
+	lab := sched.NewLab(1)
+	lab.Run(0, 1000)
+	for i := range n {
+		lab.Runqput(0, int64(i+1), false)
+	}
+	const kicked, readied = 900, 901
+	lab.Runqput(0, kicked, true)
+	lab.Runqput(0, readied, true)
+	global := lab.Global()
+	_, _, ring := lab.Ring(0)
+	options := []string{
+		fmt.Sprintf("G%d goes to the tail of the ring, behind G%d, and G%d takes runnext", kicked, n, readied),
+		fmt.Sprintf("G%d, with G1 to G128, the oldest half of the ring, goes to the global run queue, and G%d takes runnext", kicked, readied),
+		fmt.Sprintf("G%d stays in runnext, and G%d goes to the tail of the ring", kicked, readied),
+		fmt.Sprintf("G%d takes runnext and G%d is dropped: runnext holds one G", readied, kicked),
+	}
+	right := -1
+	switch {
+	case lab.Runnext(0) != readied:
+		panic(fmt.Sprintf("runnext: quiz next-kick: runnext holds G%d", lab.Runnext(0)))
+	case len(global) == 0 && ring[len(ring)-1] == kicked:
+		right = 0
+	case slices.Equal(global, append(idRange(1, 128), kicked)):
+		right = 1
+	default:
+		panic(fmt.Sprintf("runnext: quiz next-kick: the global queue holds %v, the ring %d Gs", global, len(ring)))
+	}
+	why := fmt.Sprintf("The ring holds %d Gs of 256, so G%d goes to its tail like any other put.", n, kicked)
+	if right == 1 {
+		why = fmt.Sprintf("The ring is full, so the kicked G%d takes the path of any put onto a full ring: `runqputslow` (proc.go:7524) "+
+			"moves the oldest half, G1 to G128, and G%d after them, 129 Gs, to the global queue in one batch.", kicked, kicked)
+	}
+	return quiz.Question{
+		Text: fmt.Sprintf("G1000 runs on P0. P0's ring holds G1 to G%d, G1 at the head, and its runnext holds G%d; "+
+			"the global run queue is empty. G1000 readies G%d, which ready puts on P0's run queue with runqput(next=true). "+
+			"What happens next?", n, kicked, readied),
+		Answer: quiz.Choice(right, options...),
+		Explain: fmt.Sprintf("`runqput` (proc.go:7478) with next=true swaps G%d into runnext with a CAS and puts the G it "+
+			"replaced, G%d, on the ring as if it had been put with next=false: kicked out, never lost. ", readied, kicked) + why,
+	}
 }

@@ -35,5 +35,11 @@ func TestQuizWorkedByHand(t *testing.T) {
 			Answer: "G2"},
 		{Seed: 8, Kind: "inherit-time", Says: []string{"runqput(G1, next=true), runqput(G2, next=false), runqput(G3, next=true), runqput(G4, next=false), runqget(), runqget()."},
 			Answer: "G3"},
+		// What happens next. G901 takes runnext; G900 is kicked to the ring, which has room (255).
+		{Seed: 3, Kind: "next-kick", Says: []string{"ring holds G1 to G255", "runnext holds G900", "readies G901"},
+			Answer: "a", Because: []string{"The ring holds 255 Gs of 256"}},
+		// The ring is full: G900 leaves with G1..G128 for the global queue.
+		{Seed: 7, Kind: "next-kick", Says: []string{"ring holds G1 to G256", "runnext holds G900"},
+			Answer: "b", Because: []string{"The ring is full", "G1 to G128, and G900 after them, 129 Gs"}},
 	})
 }

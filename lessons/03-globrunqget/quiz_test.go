@@ -30,5 +30,15 @@ func TestQuizWorkedByHand(t *testing.T) {
 			Answer: "G6 G3 G1 G2 G4 G5"},
 		{Seed: 8, Kind: "queue-order", Says: []string{"globrunqput(G1), globrunqputhead(G2), globrunqput(G3), globrunqput(G4), globrunqput(G5), globrunqputhead(G6)."},
 			Answer: "G6 G2 G1 G3 G4 G5"},
+		// What happens next. 148 = 2 × 61 + 26: P0 runs its runnext G1; empty P1 takes the batch, G10 first.
+		{Seed: 3, Kind: "next-global", Says: []string{"P0's schedtick is 148", "runnext holds G1", "holds G10 G11"},
+			Answer: "b", Because: []string{"148, is no multiple of 61", "P0 runs its own G1"}},
+		// 122 = 2 × 61: P0's fairness check takes the head, G10.
+		{Seed: 7, Kind: "next-global", Says: []string{"P0's schedtick is 122", "holds G10,"},
+			Answer: "a", Because: []string{"122, is a multiple of 61"}},
+		// 164 = 2 × 61 + 42: P0 runs its ring's head, G2.
+		{Seed: 19, Kind: "next-global", Says: []string{"P0's schedtick is 164", "runnext is empty and its ring holds G2 G3"},
+			Answer: "b", Because: []string{"P0 runs its own G2"}},
+		{Seed: 15, Kind: "next-global", Says: []string{"P0's schedtick is 183"}, Answer: "a"},
 	})
 }

@@ -3,6 +3,7 @@ package findrunnable
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/gmp-kata/gmp-kata/internal/quiz"
@@ -15,6 +16,10 @@ var quizKinds = []quiz.Kind{
 	{Name: "steal-order", Make: quizStealOrder},
 	{Name: "next-g", Make: quizNextG},
 	{Name: "steal-pass", Make: quizStealPass},
+	// What happens next: the kinds below set up a state and ask what the
+	// scheduler does with it. Appended, so that each seed keeps the
+	// numbers it made before (see quiz.Kind.MakeSeed).
+	{Name: "next-give-up", Make: quizNextGiveUp},
 }
 
 // quizStealOrder: the coprime walk of randomOrder.
@@ -183,4 +188,86 @@ func idRange(first int64, n int) []int64 {
 		ids[i] = first + int64(i)
 	}
 	return ids
+}
+
+// quizNextGiveUp: an M that finds nothing of its own while another P has
+// just queued work: it steals if the gate lets it spin, else it gives up
+// its P without the last look, which is a spinner's.
+func quizNextGiveUp(r *rand.Rand) quiz.Question {
+	procs := 4 + r.IntN(4)
+	spinning := r.IntN(min(4, procs-1))
+	idle := r.IntN(procs - 1 - spinning)
+	busy := procs - 2 - spinning - idle // running Gs, besides P1
+	lab := sched.NewLab(procs)
+	lab.Hold(0)
+	lab.Run(1, 1)
+	p := 2
+	for range spinning {
+		lab.Spin(p)
+		p++
+	}
+	for range busy {
+		lab.Run(p, int64(100+p))
+		p++
+	}
+	k := 1 + r.IntN(6)
+	queued := idRange(2, k)
+	for _, g := range queued {
+		lab.Runqput(1, g, true) // as newproc does: each G into runnext, kicking the one before to the ring
+	}
+	// newproc calls wakep after each put; after the first, the others
+	// find nmspinning above 0 (or needspinning set) and change nothing.
+	woke := lab.Wakep()
+	nmspinning, npidle := lab.Nmspinning(), len(lab.Idle())
+	var wakep string
+	switch {
+	case woke >= 0:
+		wakep = fmt.Sprintf("newproc's `wakep` (proc.go:3212) found nobody spinning and P%d idle, so it started an M spinning "+
+			"on P%d: nmspinning is 1 and %d Ps are idle now. ", woke, woke, npidle)
+	case lab.NeedSpinning():
+		wakep = "newproc's `wakep` (proc.go:3212) found nobody spinning and no P idle, so it set needspinning. "
+	default:
+		wakep = fmt.Sprintf("newproc's `wakep` (proc.go:3212) saw nmspinning = %d and did nothing. ", nmspinning)
+	}
+	g, _, parked := lab.FindRunnable(0)
+	options := []string{
+		"it spins, steals from P1's run queue, and runs a G it took there",
+		"it releases P0 and sleeps (stopm) without looking at P1: the spinning Ms are there to steal P1's Gs",
+		"it releases P0, then looks at every P's ring once more, finds P1's Gs, takes an idle P and spins",
+		"it keeps P0 and sleeps until G1 hands it a G",
+	}
+	gate := wakep + fmt.Sprintf("The spinning gate (`findRunnable` (proc.go:3517)) lets an M that is not spinning start only "+
+		"while 2 × nmspinning < gomaxprocs - npidle, the busy Ps: 2 × %d against %d - %d here. ", nmspinning, procs, npidle)
+	var right int
+	var why string
+	switch {
+	case parked && nmspinning > 0:
+		right = 1
+		why = gate + "Refused, it goes straight to giving up: one more look at the global queue under the lock, then it releases P0 " +
+			"and sleeps. The last look at every P's ring (`checkRunqsNoP` (proc.go:3902)) is only for an M that was spinning, " +
+			"which must look again after it stops being counted; this M was never counted, and the spinning Ms will find P1's Gs."
+	case !parked && slices.Contains(queued, g):
+		right = 0
+		_, _, kept := lab.Ring(0)
+		why = gate + fmt.Sprintf("It may, so it becomes spinning and steals (`stealWork` (proc.go:3828)): runqgrab takes %d of the %d Gs "+
+			"on P1's ring, the oldest, and leaves runnext, G%d, to P1; it runs the last one taken, G%d.", len(kept)+1, k-1, queued[k-1], g)
+		if k == 1 {
+			why = gate + fmt.Sprintf("It may, so it becomes spinning and steals (`stealWork` (proc.go:3828)): P1's ring is empty, "+
+				"so only the last of the four passes takes P1's runnext, G%d, and runs it.", g)
+		}
+	default:
+		panic(fmt.Sprintf("findrunnable: quiz next-give-up: found G%d, parked %v", g, parked))
+	}
+	created := fmt.Sprintf("has just created %s, in that order: newproc put each in P1's runnext and called wakep", quiz.List("G", queued...))
+	if k == 1 {
+		created = "has just created G2: newproc put it in P1's runnext and called wakep"
+	}
+	return quiz.Question{
+		Text: fmt.Sprintf("GOMAXPROCS is %d. P0's G has just finished; P0's run queue and the global run queue are empty. "+
+			"Of the other Ps: %d with a spinning M, %d idle, %d running Gs. G1, running on P1, %s. "+
+			"P0's M, which is not spinning, looks for its next G (findRunnable), while no other M moves. What happens next?",
+			procs, spinning, idle, busy, created),
+		Answer:  quiz.Choice(right, options...),
+		Explain: why,
+	}
 }

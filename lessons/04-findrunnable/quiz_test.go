@@ -40,5 +40,26 @@ func TestQuizWorkedByHand(t *testing.T) {
 		// An empty ring: only the last pass takes runnext.
 		{Seed: 8, Kind: "steal-pass", Says: []string{"ring holds nothing and its runnext G9"},
 			Answer: "G9", Because: []string{"only the last pass"}},
+		// What happens next. newproc puts each new G in runnext, kicking the one before to the ring.
+		// 3 spinners: wakep does nothing; 6 busy Ps, 2 × 3 = 6 is not < 6: refused, P0's M gives up its P.
+		{Seed: 3, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 6", "3 with a spinning M, 0 idle", "created G2 G3 G4 G5"},
+			Answer: "b", Because: []string{"saw nmspinning = 3", "2 × 3 against 6 - 0", "Refused", "only for an M that was spinning"}},
+		// 2 × 2 = 4 < 6 - 1: it spins. P1: runnext G3, ring G2: it takes 1 - 0 = 1, G2.
+		{Seed: 7, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 6", "2 with a spinning M, 1 idle", "created G2 G3"},
+			Answer: "a", Because: []string{"2 × 2 against 6 - 1", "takes 1 of the 1 Gs on P1's ring", "leaves runnext, G3, to P1", "G2."}},
+		// 2 × 2 is not < 4 - 0, nor < 5 - 1.
+		{Seed: 15, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 4", "2 with a spinning M, 0 idle"}, Answer: "b"},
+		{Seed: 23, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 5", "2 with a spinning M, 1 idle"}, Answer: "b"},
+		// Nobody spins, P4 and P5 idle: wakep starts a spinner on P4, the idle list's head (procresize pushed
+		// P5 .. P0 at the head). 2 × 1 < 6 - 1: P0's M spins too. P1: runnext G7, ring G2..G6: 5 - 2 = 3
+		// taken, G2 G3 G4; it runs G4.
+		{Seed: 27, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 6", "0 with a spinning M, 2 idle", "G2 G3 G4 G5 G6 G7"},
+			Answer: "a", Because: []string{"started an M spinning on P4", "2 × 1 against 6 - 1", "takes 3 of the 5 Gs", "runnext, G7", "G4."}},
+		// Nobody spins and no P is idle: wakep sets needspinning; 2 × 0 < 5, it spins and takes G2 from the ring.
+		{Seed: 43, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 5", "0 with a spinning M, 0 idle", "created G2 G3"},
+			Answer: "a", Because: []string{"set needspinning", "2 × 0 against 5 - 0", "G2."}},
+		// One spinner: wakep does nothing; 2 × 1 < 4 - 0, it spins. P1: ring G2 G3 G4, runnext G5: 3 - 1 = 2 taken, G3 runs.
+		{Seed: 39, Kind: "next-give-up", Says: []string{"GOMAXPROCS is 4", "1 with a spinning M, 0 idle", "created G2 G3 G4 G5"},
+			Answer: "a", Because: []string{"2 × 1 against 4 - 0", "takes 2 of the 3 Gs", "G3."}},
 	})
 }

@@ -14,6 +14,10 @@ var quizKinds = []quiz.Kind{
 	{Name: "may-spin", Make: quizMaySpin},
 	{Name: "wakep", Make: quizWakep},
 	{Name: "resetspinning", Make: quizResetspinning},
+	// What happens next: the kinds below set up a state and ask what the
+	// scheduler does with it. Appended, so that each seed keeps the
+	// numbers it made before (see quiz.Kind.MakeSeed).
+	{Name: "next-needspinning", Make: quizNextNeedspinning},
 }
 
 // labPs gives a Lab's Ps from P first on: spinning ones, then busy ones
@@ -129,5 +133,61 @@ func quizResetspinning(r *rand.Rand) quiz.Question {
 			"since where there was one G there may be more: %s, so nmspinning is %d. "+
 			"Each spinner that finds work hands over to at most one new one: the chain goes on while there is work and idle Ps.",
 			others+1, others, what, after),
+	}
+}
+
+// quizNextNeedspinning: a G readied while no P is idle, then an M that runs
+// out of work: wakep's answer (needspinning, or trust in a spinner) and
+// what the M does next.
+func quizNextNeedspinning(r *rand.Rand) quiz.Question {
+	procs := 3 + r.IntN(4)
+	spinning := r.IntN(procs - 1)
+	lab := sched.NewLab(procs)
+	lab.Run(0, 1)
+	lab.Run(1, 50)
+	labPs(lab, 2, spinning, procs-2-spinning) // no P idle
+	lab.Runqput(0, 7, true)                   // G1 readies G7 ...
+	woke := lab.Wakep()                       // ... and ready calls wakep
+	need := lab.NeedSpinning()
+	lab.Park(1, true) // G50 blocks: P1's M looks for work
+	g, _, parked := lab.FindRunnable(1)
+	options := []string{
+		"wakep sets needspinning (no P is idle); P1's M spins instead of sleeping and steals G7",
+		"wakep does nothing (an M is already spinning); P1's M may spin too, and steals G7",
+		"wakep does nothing (an M is already spinning); the gate refuses P1's M, which sleeps: the spinning Ms will find G7",
+		"wakep does nothing; P1's M sleeps, and G7 waits in P0's runnext until G1 blocks",
+	}
+	gate := fmt.Sprintf("P1's M then finds nothing of its own, and the gate (`findRunnable` (proc.go:3517)) lets it spin only while "+
+		"2 × nmspinning < gomaxprocs - npidle: 2 × %d against %d - 0. ", spinning, procs)
+	var right int
+	var why string
+	switch {
+	case woke >= 0:
+		panic(fmt.Sprintf("spinning: quiz next-needspinning: wakep started an M on P%d, with no P idle", woke))
+	case need && g == 7:
+		right = 0
+		why = "Nobody was spinning, so wakep claimed nmspinning, but `pidlegetSpinning` (proc.go:7430) found no idle P: " +
+			"it set needspinning, the request that the next M about to release its P spin instead (`findRunnable` (proc.go:3610)). " +
+			gate + "It passes, becomes spinning, which clears needspinning (`becomeSpinning` (proc.go:1073)), " +
+			"and takes G7 from P0's runnext on its last steal pass."
+	case !need && g == 7:
+		right = 1
+		why = fmt.Sprintf("`wakep` (proc.go:3212) saw nmspinning = %d and returned: a spinning M will find the work. ", spinning) +
+			gate + "It passes, and steals G7 from P0's runnext on its last steal pass."
+	case !need && parked:
+		right = 2
+		why = fmt.Sprintf("`wakep` (proc.go:3212) saw nmspinning = %d and returned: a spinning M will find the work. ", spinning) +
+			gate + "It is refused, so it releases P1 and sleeps; the spinning Ms are the ones counted on to steal G7."
+	default:
+		panic(fmt.Sprintf("spinning: quiz next-needspinning: needspinning %v, found G%d, parked %v", need, g, parked))
+	}
+	return quiz.Question{
+		Text: fmt.Sprintf("GOMAXPROCS is %d and no P is idle: G1 runs on P0, G50 on P1, and of the other Ps, %d hold a spinning M "+
+			"and %d run Gs. G1 readies G7, which ready puts in P0's runnext, and ready calls wakep. "+
+			"Then G50 blocks, and P1's M, not spinning, finds nothing on P1 or the global run queue; no other M moves meanwhile. "+
+			"What happens next?",
+			procs, spinning, procs-2-spinning),
+		Answer:  quiz.Choice(right, options...),
+		Explain: why,
 	}
 }

@@ -34,5 +34,17 @@ func TestQuizWorkedByHand(t *testing.T) {
 		// 1 → 0, and no idle P for wakep.
 		{Seed: 14, Kind: "resetspinning", Says: []string{"Other spinning Ms: 0", "Idle Ps: 0"},
 			Answer: "0", Because: []string{"no idle P"}},
+		// What happens next. 3 spinners: wakep does nothing; the gate, 2 × 3 < 5, refuses P1's M.
+		{Seed: 3, Kind: "next-needspinning", Says: []string{"GOMAXPROCS is 5", "3 hold a spinning M"},
+			Answer: "c", Because: []string{"saw nmspinning = 3", "2 × 3 against 5 - 0", "It is refused"}},
+		// 2 spinners: wakep does nothing; 2 × 2 < 5, so P1's M spins and takes runnext on the last pass.
+		{Seed: 7, Kind: "next-needspinning", Says: []string{"GOMAXPROCS is 5", "2 hold a spinning M"},
+			Answer: "b", Because: []string{"saw nmspinning = 2", "It passes", "last steal pass"}},
+		// 2 × 2 is not < 4.
+		{Seed: 11, Kind: "next-needspinning", Says: []string{"GOMAXPROCS is 4", "2 hold a spinning M"}, Answer: "c"},
+		// Nobody spins and no P is idle: needspinning; the gate, 0 < 3, lets P1's M spin, which clears it.
+		{Seed: 15, Kind: "next-needspinning", Says: []string{"GOMAXPROCS is 3", "0 hold a spinning M"},
+			Answer: "a", Because: []string{"found no idle P", "set needspinning", "clears needspinning"}},
+		{Seed: 19, Kind: "next-needspinning", Says: []string{"GOMAXPROCS is 6", "0 hold a spinning M"}, Answer: "a"},
 	})
 }

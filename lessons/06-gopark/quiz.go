@@ -16,6 +16,10 @@ var quizKinds = []quiz.Kind{
 	{Name: "park-status", Make: quizParkStatus},
 	{Name: "ready-whom", Make: quizReadyWhom},
 	{Name: "ready-order", Make: quizReadyOrder},
+	// What happens next: the kinds below set up a state and ask what the
+	// scheduler does with it. Appended, so that each seed keeps the
+	// numbers it made before (see quiz.Kind.MakeSeed).
+	{Name: "next-park-race", Make: quizNextParkRace},
 }
 
 // statuses are the G statuses a question offers, in the lesson's words.
@@ -145,4 +149,74 @@ func idRange(first int64, n int) []int64 {
 		ids[i] = first + int64(i)
 	}
 	return ids
+}
+
+// quizNextParkRace: a G parking while another thread wakes it, in either
+// order: after unlockf released the lock (goready finds it parked), or
+// before unlockf took it (unlockf says no).
+func quizNextParkRace(r *rand.Rand) quiz.Question {
+	g := int64(4 + r.IntN(15))
+	lab := sched.NewLab(2)
+	lab.Run(0, 3)
+	next := r.IntN(2) == 0
+	p0 := "P0's runnext is empty"
+	if next {
+		lab.Runqput(0, 20, true)
+		p0 = "P0's runnext holds G20"
+	}
+	lab.Run(1, g)
+	after := r.IntN(2) == 0
+	var story string
+	var runsAgain bool
+	var err error
+	if after {
+		story = fmt.Sprintf("G%d, on P1, receives from a channel: under the channel's lock it finds no sender, queues itself "+
+			"on the channel's wait queue and calls gopark, with an unlockf that releases the lock. park_m runs, and its unlockf "+
+			"releases the lock. At that instant G3, on P0, takes the lock to send, finds G%d on the wait queue, takes it off, "+
+			"and calls goready(G%d), before P1's M has gone on to look for other work.", g, g, g)
+		lab.Park(1, true)
+		err = lab.Ready(0, g)
+	} else {
+		story = fmt.Sprintf("G%d, on P1, waits for a flag: it reads the flag unset and calls gopark, with an unlockf that takes "+
+			"the flag's lock, records G%d as the waiter and returns true if the flag is still unset, and returns false if it is set. "+
+			"Between G%d's read and its unlockf, G3, on P0, sets the flag under the lock; finding no waiter recorded, it readies nobody.",
+			g, g, g)
+		runsAgain = lab.Park(1, false)
+	}
+	options := []string{
+		fmt.Sprintf("G%d goes into P0's runnext and runs next on P0 (whatever was in runnext moves to the tail of P0's ring)", g),
+		fmt.Sprintf("G%d runs again at once on P1, in the rest of its time slice: as far as it can tell, gopark returned", g),
+		fmt.Sprintf("ready throws: G%d is still its M's G, not yet _Gwaiting", g),
+		fmt.Sprintf("G%d is lost: it sleeps, and nobody is left to wake it", g),
+	}
+	var right int
+	var why string
+	switch {
+	case after && err == nil && lab.Runnext(0) == g && (!next || slices.Contains(ring0(lab), 20)):
+		right = 0
+		why = fmt.Sprintf("`park_m` (proc.go:4253) makes G%d _Gwaiting and drops it from its M before it calls unlockf, so by the "+
+			"time the lock is released G%d is fully parked: `ready` (proc.go:1120) finds it _Gwaiting, makes it _Grunnable and puts "+
+			"it in the readier's runnext, P0's.", g, g)
+		if next {
+			why += " G20 is kicked to the tail of P0's ring, not lost."
+		}
+	case !after && runsAgain && lab.GStatus(g) == "runnable":
+		right = 1
+		why = fmt.Sprintf("The unlockf finds the flag set and returns false: the park does not stand, and nobody can ready G%d, "+
+			"since G3 found no waiter. So `park_m` (proc.go:4253) makes G%d _Grunnable again and runs it at once on the same M, "+
+			"with the rest of its time slice, not through a run queue.", g, g)
+	default:
+		panic(fmt.Sprintf("gopark: quiz next-park-race: ready said %v, runs again %v, G%d is %s", err, runsAgain, g, lab.GStatus(g)))
+	}
+	return quiz.Question{
+		Text:    fmt.Sprintf("G3 runs on P0, and %s. %s What happens next to G%d?", p0, story, g),
+		Answer:  quiz.Choice(right, options...),
+		Explain: why,
+	}
+}
+
+// ring0 is the Gs on P0's ring, head first.
+func ring0(lab *sched.Lab) []int64 {
+	_, _, ring := lab.Ring(0)
+	return ring
 }

@@ -34,5 +34,15 @@ func TestQuizWorkedByHand(t *testing.T) {
 			Answer: "G5 G20 G21 G4 G7 G6"},
 		{Seed: 8, Kind: "ready-order", Says: []string{"ring holds nothing.", "goready(G5), goready(G6), goready(G7), goready(G4)"},
 			Answer: "G4 G5 G6 G7"},
+		// What happens next. Readied after unlockf released the lock: parked already, into P0's runnext.
+		{Seed: 3, Kind: "next-park-race", Says: []string{"runnext is empty", "G15, on P1, receives from a channel", "goready(G15)"},
+			Answer: "a", Because: []string{"before it calls unlockf", "finds it _Gwaiting"}},
+		// The same, and G20 is kicked from runnext to the ring.
+		{Seed: 11, Kind: "next-park-race", Says: []string{"runnext holds G20", "G14, on P1, receives from a channel"},
+			Answer: "a", Because: []string{"G20 is kicked to the tail of P0's ring"}},
+		// The flag was set before the unlockf looked: it returns false, and G11 runs on.
+		{Seed: 7, Kind: "next-park-race", Says: []string{"G11, on P1, waits for a flag", "readies nobody"},
+			Answer: "b", Because: []string{"returns false", "runs it at once on the same M"}},
+		{Seed: 23, Kind: "next-park-race", Says: []string{"G4, on P1, waits for a flag"}, Answer: "b"},
 	})
 }

@@ -3,6 +3,7 @@ package sysmon
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,10 @@ var quizKinds = []quiz.Kind{
 	{Name: "sysmon-delay", Make: quizSysmonDelay},
 	{Name: "preempt-look", Make: quizPreemptLook},
 	{Name: "syscall-retake", Make: quizSyscallRetake},
+	// What happens next: the kinds below set up a state and ask what the
+	// scheduler does with it. Appended, so that each seed keeps the
+	// numbers it made before (see quiz.Kind.MakeSeed).
+	{Name: "next-handoff", Make: quizNextHandoff},
 }
 
 // t0 is the Lab's clock when it starts, and when sysmon first looks.
@@ -153,5 +158,86 @@ func quizSyscallRetake(r *rand.Rand) quiz.Question {
 			"no M spins and no P is idle, so nobody else would notice new work (%d spinning, %d idle); "+
 			"or the call has been seen for 10ms (%s here). %s.",
 			quiz.Count(queued, "G"), spinning, idle, time.Duration(after), strings.ToUpper(verdict[:1])+verdict[1:]),
+	}
+}
+
+// quizNextHandoff: what sysmon's next look does with a P in a system call:
+// leave it, or take it and hand it off (handoffp) to an M that runs its
+// work, to a spinning M, or to the idle list.
+func quizNextHandoff(r *rand.Rand) quiz.Question {
+	procs := 2 + r.IntN(3)
+	queued := 0
+	if r.IntN(3) == 0 {
+		queued = 1 + r.IntN(2)
+	}
+	spinning := r.IntN(2)
+	idle := r.IntN(procs - spinning)
+	if r.IntN(2) == 0 {
+		idle = 0
+	}
+	after := []int64{20 * 1000, 1000 * 1000, 5 * 1000 * 1000, 10 * 1000 * 1000, 15 * 1000 * 1000}[r.IntN(5)]
+
+	lab := sched.NewLab(procs)
+	lab.Run(1, 5)
+	for i := range queued {
+		lab.Runqput(1, int64(20+i), false)
+	}
+	lab.Syscall(1)
+	p := 0
+	for i := range procs - 1 {
+		switch {
+		case i < spinning:
+			lab.Spin(p)
+		case i < procs-1-idle:
+			lab.Run(p, int64(100+p))
+		}
+		if p++; p == 1 {
+			p++
+		}
+	}
+	lab.Retake(t0)
+	before := lab.Nmspinning()
+	lab.Retake(t0 + after)
+	options := []string{
+		"nothing yet: it leaves P1 in the system call",
+		"it takes P1, and handoffp starts an M on P1 to run P1's queued Gs",
+		"it takes P1, and handoffp starts a spinning M on P1, to look for work on other Ps",
+		"it takes P1, and handoffp puts it on the idle P list",
+		"it asks G5 to yield (preemptone) and leaves P1 to G5's M",
+	}
+	conds := fmt.Sprintf("`retake` (proc.go:6630) takes a P that it has seen in the same system call before if its run queue "+
+		"has work (%s here), or if no M spins and no P is idle, so that nobody else would notice new work (%d spinning, %d idle), "+
+		"or if the call has lasted 10ms (%s here). ", quiz.Count(queued, "G"), spinning, idle, time.Duration(after))
+	var right int
+	var why string
+	switch {
+	case lab.PStatus(1) == "syscall":
+		right = 0
+		why = conds + "None holds, so P1 stays with its call: most calls are short, and G5's M takes P1 back when it returns."
+	case lab.MOf(1) >= 0 && lab.Nmspinning() == before && queued > 0:
+		right = 1
+		why = conds + "It takes P1, and `handoffp` (proc.go:3131) sees work on P1's run queue, so it starts an M on P1 to run it."
+	case lab.MOf(1) >= 0 && lab.Nmspinning() == before+1:
+		right = 2
+		why = conds + "It takes P1; P1's run queue is empty, and `handoffp` (proc.go:3131) finds nobody spinning and no P idle, " +
+			"so it starts a spinning M on P1: someone must be looking for work while G5's M is blocked."
+	case slices.Contains(lab.Idle(), 1):
+		right = 3
+		why = conds + "It takes P1; `handoffp` (proc.go:3131) finds no work for it and someone already looking " +
+			"(a spinning M or an idle P), so P1 goes on the idle list until there is work for it."
+	default:
+		panic(fmt.Sprintf("sysmon: quiz next-handoff: P1 is %s, with M%d", lab.PStatus(1), lab.MOf(1)))
+	}
+	ring := "is empty"
+	if queued > 0 {
+		ring = "holds " + quiz.Count(queued, "G")
+	}
+	return quiz.Question{
+		Text: fmt.Sprintf("GOMAXPROCS is %d. G5, on P1, is in a system call; P1's ring %s, and the global run queue is empty. "+
+			"Of the other Ps: %d with a spinning M, %d idle, the rest running Gs. sysmon's look at t0 is the first to see P1 in "+
+			"this call. What does its next look, at t0+%s, do with P1?",
+			procs, ring, spinning, idle, time.Duration(after)),
+		Answer:  quiz.Choice(right, options...),
+		Explain: why,
 	}
 }

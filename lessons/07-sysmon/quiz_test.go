@@ -39,5 +39,18 @@ func TestQuizWorkedByHand(t *testing.T) {
 			Answer: "no"},
 		// Work queued: taken at the second sighting, however young the call.
 		{Seed: 17, Kind: "syscall-retake", Says: []string{"ring holds 2 Gs", "t0+20µs"}, Answer: "yes"},
+		// What happens next. Work queued: taken, and handoffp starts an M to run it.
+		{Seed: 3, Kind: "next-handoff", Says: []string{"ring holds 1 G", "0 with a spinning M, 3 idle", "t0+10ms"},
+			Answer: "b", Because: []string{"sees work on P1's run queue"}},
+		// Nobody spins, nobody idle: taken; no work, so handoffp starts a spinning M.
+		{Seed: 11, Kind: "next-handoff", Says: []string{"ring is empty", "0 with a spinning M, 0 idle", "t0+1ms"},
+			Answer: "c", Because: []string{"(0 spinning, 0 idle)", "starts a spinning M on P1"}},
+		// 15ms: taken; no work and a spinner, so the idle list.
+		{Seed: 23, Kind: "next-handoff", Says: []string{"GOMAXPROCS is 2", "ring is empty", "1 with a spinning M, 0 idle", "t0+15ms"},
+			Answer: "d", Because: []string{"P1 goes on the idle list"}},
+		// No work, an idle P, 1ms: none of the three.
+		{Seed: 27, Kind: "next-handoff", Says: []string{"ring is empty", "0 with a spinning M, 1 idle", "t0+1ms"},
+			Answer: "a", Because: []string{"None holds"}},
+		{Seed: 35, Kind: "next-handoff", Says: []string{"ring is empty", "1 with a spinning M, 0 idle", "t0+20µs"}, Answer: "a"},
 	})
 }

@@ -3,6 +3,7 @@ package procresize
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/gmp-kata/gmp-kata/internal/quiz"
@@ -15,6 +16,10 @@ var quizKinds = []quiz.Kind{
 	{Name: "shrink-global", Make: quizShrinkGlobal},
 	{Name: "idle-after", Make: quizIdleAfter},
 	{Name: "which-m", Make: quizWhichM},
+	// What happens next: the kinds below set up a state and ask what the
+	// scheduler does with it. Appended, so that each seed keeps the
+	// numbers it made before (see quiz.Kind.MakeSeed).
+	{Name: "next-runnext", Make: quizNextRunnext},
 }
 
 // fill gives P p, held by an M, the Gs 10p+1.. on its ring and maybe 10p+9
@@ -178,4 +183,79 @@ func idRange(first int64, n int) []int64 {
 		ids[i] = first + int64(i)
 	}
 	return ids
+}
+
+// quizNextRunnext: what happens to the G in a destroyed P's runnext when
+// GOMAXPROCS is lowered.
+func quizNextRunnext(r *rand.Rand) quiz.Question {
+	old := 3 + r.IntN(3)
+	nprocs := 1 + r.IntN(old-1)
+	lab := sched.NewLab(old)
+	var global []int64
+	for i := range r.IntN(3) {
+		global = append(global, int64(i+1))
+		lab.GlobrunqPut(int64(i + 1))
+	}
+	withNext := nprocs + r.IntN(old-nprocs) // a destroyed P whose runnext holds a G
+	var state []string
+	rings := map[int][]int64{}
+	for p := range old {
+		lab.Hold(p)
+		if p < nprocs {
+			continue
+		}
+		for i := range r.IntN(3) {
+			g := int64(10*p + 1 + i)
+			rings[p] = append(rings[p], g)
+			lab.Runqput(p, g, false)
+		}
+		s := fmt.Sprintf("P%d's ring holds %s", p, orNothing(rings[p]))
+		if p == withNext || r.IntN(2) == 0 {
+			lab.Runqput(p, int64(10*p+9), true)
+			s += fmt.Sprintf(" and its runnext G%d", 10*p+9)
+			rings[p] = append(rings[p], int64(10*p+9))
+		}
+		state = append(state, s)
+	}
+	g := int64(10*withNext + 9)
+	lab.StopTheWorld()
+	lab.Procresize(nprocs)
+	after := lab.Global()
+	later := 0 // the Gs of the Ps destroyed after withNext
+	for p := withNext + 1; p < old; p++ {
+		later += len(rings[p])
+	}
+	options := []string{
+		fmt.Sprintf("G%d is lost with P%d: procresize empties only the ring", g, withNext),
+		fmt.Sprintf("G%d moves to P0's runnext, to run next on a P that is kept", g),
+		fmt.Sprintf("G%d goes to the head of the global run queue, ahead of everything queued there", g),
+		fmt.Sprintf("G%d goes to the global run queue ahead of P%d's ring, but behind the Gs of the Ps destroyed after P%d", g, withNext, withNext),
+		fmt.Sprintf("G%d goes to the tail of the global run queue, after the Gs already queued there", g),
+	}
+	right := -1
+	switch i := slices.Index(after, g); {
+	case i < 0 && lab.Runnext(0) == g:
+		right = 1
+	case i < 0:
+		right = 0
+	case i == 0 && later == 0:
+		right = 2
+	case i == later && later > 0:
+		right = 3
+	case i == len(after)-1:
+		right = 4
+	default:
+		panic(fmt.Sprintf("procresize: quiz next-runnext: G%d is at %d on the global queue %v", g, i, after))
+	}
+	return quiz.Question{
+		Text: fmt.Sprintf("GOMAXPROCS goes from %d to %d: with the world stopped, procresize(%d) runs. %s; "+
+			"the global run queue holds %s. What happens to G%d, in P%d's runnext?",
+			old, nprocs, nprocs, strings.Join(state, "; "), orNothing(global), g, withNext),
+		Answer: quiz.Choice(right, options...),
+		Explain: fmt.Sprintf("`procresize` (proc.go:6030) destroys %s, in that order, and `(*p).destroy` (proc.go:5947) "+
+			"loses no G: it pushes the ring's Gs, from the tail, and then runnext at the head of the global queue "+
+			"(`globrunqputhead` (proc.go:7260)), so runnext runs first, before the ring, as it would have on its P. "+
+			"A P destroyed later pushes its Gs in front: the global queue reads %s.",
+			quiz.List("P", idRange(int64(nprocs), old-nprocs)...), quiz.List("G", after...)),
+	}
 }

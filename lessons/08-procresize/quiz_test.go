@@ -32,5 +32,16 @@ func TestQuizWorkedByHand(t *testing.T) {
 		// P1 gets M1 back; P0's M0 is in the call, so P0 takes the head, M2.
 		{Seed: 8, Kind: "which-m", Says: []string{"G99 on P0", "reads M2 M1", "procresize(2)", "Which M is P0"},
 			Answer: "M2", Because: []string{"P0 → M2, P1 → M1"}},
+		// What happens next. P4 alone: G41 pushed at the head, then G49 in front of it.
+		{Seed: 3, Kind: "next-runnext", Says: []string{"from 5 to 4", "P4's ring holds G41 and its runnext G49", "holds G1 G2"},
+			Answer: "c", Because: []string{"reads G49 G41 G1 G2"}},
+		// P1, then P2, then P3 push in front: G19 ends up behind P2's and P3's Gs.
+		{Seed: 7, Kind: "next-runnext", Says: []string{"from 4 to 1", "P1's ring holds G11 G12 and its runnext G19", "P3's ring holds G31 and its runnext G39"},
+			Answer: "d", Because: []string{"reads G39 G31 G29 G21 G22 G19 G11 G12 G1"}},
+		// P4, destroyed after P3, has nothing: G39 is at the head.
+		{Seed: 19, Kind: "next-runnext", Says: []string{"from 5 to 2", "P3's ring holds nothing and its runnext G39", "P4's ring holds nothing;"},
+			Answer: "c", Because: []string{"reads G39 G29 G21 G22"}},
+		{Seed: 15, Kind: "next-runnext", Says: []string{"from 3 to 1", "P2's ring holds G21 and its runnext G29", "G19, in P1's runnext"},
+			Answer: "d"},
 	})
 }
