@@ -15,8 +15,10 @@ import (
 // grading module use of it: kata bench's (package checker/bench) and kata
 // trace's (checker/trace), through the build and run they share
 // (checker/program). They import this package; it imports none of them.
-// A grade needs none of this: its build and runs are run.go's, with the
-// harness, the sandbox and the limits a grade must have.
+// The grader itself uses none of these exports: its build and runs are
+// run.go's, with the harness, the sandbox and the limits a grade must
+// have, which a program that times or draws the learner's code on the
+// learner's machine goes without.
 
 // ModuleDirs says where the grading module is on disk.
 type ModuleDirs struct {
