@@ -76,23 +76,26 @@ func WriteOverlay(path string, replace map[string]string) (string, error) {
 
 // Go runs the go command with args in the grading module, within
 // checker.BuildAllowance, and returns its combined output. A failed build
-// is an *exec.ExitError; a build stopped when the allowance ran out, or
-// ctx ended, an error that wraps context.DeadlineExceeded (or ctx's
-// error), whatever the go command's exit said; any other error is a go
-// command that could not run.
+// is an *exec.ExitError. A build stopped, whatever the go command's exit
+// said, is an error that wraps context.DeadlineExceeded when the
+// allowance ran out, or ctx's cause when ctx ended. Any other error is a
+// go command that could not run.
 func Go(ctx context.Context, dirs checker.ModuleDirs, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, checker.BuildAllowance())
+	buildCtx, cancel := context.WithTimeout(ctx, checker.BuildAllowance())
 	defer cancel()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dirs.Root
 	// Module mode, no workspace, none of the user's GOFLAGS: the grading
 	// module builds alike everywhere.
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GO111MODULE=on")
-	out, err := Run(ctx, cmd)
-	if err != nil && ctx.Err() != nil {
-		// Killed: the exit status of a killed go command says nothing of
-		// the code it was building.
-		return out, fmt.Errorf("go %s stopped after %s: %w", args[0], checker.BuildAllowance(), context.Cause(ctx))
+	out, err := Run(buildCtx, cmd)
+	switch {
+	// Killed: the exit status of a killed go command says nothing of the
+	// code it was building.
+	case err != nil && ctx.Err() != nil:
+		return out, fmt.Errorf("go %s stopped: %w", args[0], context.Cause(ctx))
+	case err != nil && buildCtx.Err() != nil:
+		return out, fmt.Errorf("go %s took more than %s: %w", args[0], checker.BuildAllowance(), context.DeadlineExceeded)
 	}
 	return out, err
 }
