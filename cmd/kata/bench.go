@@ -9,11 +9,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/gmp-kata/gmp-kata/checker"
+	"github.com/gmp-kata/gmp-kata/checker/bench"
+	"github.com/gmp-kata/gmp-kata/checker/program"
 	"github.com/urfave/cli/v2"
 )
 
 // benchCommand times a lesson's code, the learner's against the
-// reference's and against Go's own runtime (checker/bench.go).
+// reference's and against Go's own runtime (package checker/bench).
 var benchCommand = &cli.Command{
 	Name:      "bench",
 	Usage:     "time your code for a lesson against the reference's and Go's own runtime",
@@ -24,8 +26,8 @@ var benchCommand = &cli.Command{
 		"A difference is called out only when the runs are clearly apart (a Mann-Whitney\n" +
 		"U test, as benchstat does); otherwise it is within noise.",
 	Flags: []cli.Flag{
-		&cli.IntFlag{Name: "count", Value: checker.DefaultBenchCount, Usage: "runs of each side (at least 4 to tell a difference from noise)"},
-		&cli.DurationFlag{Name: "benchtime", Value: checker.DefaultBenchtime, Usage: "time each benchmark runs for, per run"},
+		&cli.IntFlag{Name: "count", Value: bench.DefaultCount, Usage: "runs of each side (at least 4 to tell a difference from noise)"},
+		&cli.DurationFlag{Name: "benchtime", Value: bench.DefaultBenchtime, Usage: "time each benchmark runs for, per run"},
 		formatFlag(),
 	},
 	Action: runBench,
@@ -50,13 +52,13 @@ func runBench(c *cli.Context) error {
 	if err != nil {
 		return couldNot(err)
 	}
-	opts := checker.BenchOptions{Count: c.Int("count"), Benchtime: c.Duration("benchtime")}
+	opts := bench.Options{Count: c.Int("count"), Benchtime: c.Duration("benchtime")}
 	if !asJSON {
 		st := styleFor(c.App.ErrWriter)
 		opts.Progress = func(msg string) { fmt.Fprintln(c.App.ErrWriter, st.dim(msg+"…")) }
 	}
-	res, err := ck.Bench(c.Context, l, ws.LessonFiles(l), opts)
-	var cf *checker.CodeFailure
+	res, err := bench.Run(c.Context, ck, l, ws.LessonFiles(l), opts)
+	var cf *program.CodeFailure
 	switch {
 	case errors.As(err, &cf):
 		if asJSON {
@@ -87,7 +89,7 @@ func benchJSON(w io.Writer, v any) error {
 
 // printBench writes the table for a person: one row per benchmark, what
 // each measures, and the reading of each.
-func printBench(w io.Writer, res *checker.BenchResult) {
+func printBench(w io.Writer, res *bench.Result) {
 	st := styleFor(w)
 	fmt.Fprintf(w, "%s  %s\n", st.bold(res.ID), res.Title)
 	fmt.Fprintf(w, "%s\n\n", st.dim(fmt.Sprintf("%d runs of each side, %s a benchmark a run, GOMAXPROCS %d; times are medians of ns/op ± the farthest run",
@@ -130,7 +132,7 @@ func printBench(w io.Writer, res *checker.BenchResult) {
 }
 
 // benchSideText is a median with its spread: "12.3ns ±4%".
-func benchSideText(s checker.BenchSide) string {
+func benchSideText(s bench.Side) string {
 	return fmt.Sprintf("%s ±%.0f%%", benchNs(s.Median), s.Spread*100)
 }
 

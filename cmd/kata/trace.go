@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gmp-kata/gmp-kata/checker"
+	"github.com/gmp-kata/gmp-kata/checker/program"
+	"github.com/gmp-kata/gmp-kata/checker/trace"
 	"github.com/gmp-kata/gmp-kata/internal/diagram"
 	"github.com/gmp-kata/gmp-kata/internal/scenario"
 	"github.com/gmp-kata/gmp-kata/internal/tracejson"
@@ -378,7 +380,7 @@ func tracePrograms(c *cli.Context, o traceOptions) ([]*traceSide, error) {
 	}
 	for _, ps := range progs {
 		fmt.Fprintf(c.App.ErrWriter, "building %s with %s...\n", o.s.Name, ps.side.who)
-		ps.prog, err = ck.BuildTrace(c.Context, ps.files, o.s.Name, o.procs)
+		ps.prog, err = trace.Build(c.Context, ck, ps.files, o.s.Name, o.procs)
 		if err != nil {
 			return nil, traceError(o.s, err)
 		}
@@ -406,7 +408,7 @@ func tracePrograms(c *cli.Context, o traceOptions) ([]*traceSide, error) {
 type programSide struct {
 	side    *traceSide
 	files   map[string]string // none: the reference's
-	prog    *checker.TraceProgram
+	prog    *trace.Program
 	stopped bool // a run went wrong: it is the one drawn, and the last
 }
 
@@ -417,7 +419,7 @@ func (ps *programSide) run(c *cli.Context, o traceOptions, i int) error {
 		return nil
 	}
 	who := ps.side.who
-	run, err := ps.prog.Run(c.Context, o.seed, checker.DefaultTraceLimit)
+	run, err := ps.prog.Run(c.Context, o.seed, trace.DefaultLimit)
 	if run == nil {
 		return traceError(o.s, err)
 	}
@@ -426,7 +428,7 @@ func (ps *programSide) run(c *cli.Context, o traceOptions, i int) error {
 		r.Err = errors.New(run.WaitErr)
 	}
 	if err != nil {
-		var failure *checker.CodeFailure
+		var failure *program.CodeFailure
 		if !errors.As(err, &failure) || ps.files == nil {
 			return couldNot(err)
 		}
@@ -459,7 +461,7 @@ func (ps *programSide) run(c *cli.Context, o traceOptions, i int) error {
 
 // traceError is what kata trace says when a program could not run at all.
 func traceError(s scenario.Scenario, err error) error {
-	var failure *checker.CodeFailure
+	var failure *program.CodeFailure
 	if errors.As(err, &failure) {
 		return cli.Exit("trace: your scheduler did not get through "+s.Name+":\n"+err.Error(), exitFailed)
 	}

@@ -2,7 +2,7 @@
 // work: `kata demo` runs them, and the book's and `kata trace`'s pictures
 // are drawn from their events. Each has a story (story.go): what its
 // caption says a run shows, checked on the run, and the stretch of the run
-// a picture opens on. It runs the reference (or, built by checker, a
+// a picture opens on. It runs the reference (or, built by checker/trace, a
 // learner's scheduler); it draws nothing.
 package scenario
 

@@ -1,69 +1,48 @@
-package checker
+package bench
 
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	gmpkata "github.com/gmp-kata/gmp-kata"
+	"github.com/gmp-kata/gmp-kata/checker/internal/checkertest"
+	"github.com/gmp-kata/gmp-kata/checker/program"
 	"github.com/gmp-kata/gmp-kata/internal/longtest"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
+func TestMain(m *testing.M) { checkertest.Main(m) }
+
+var (
+	sharedChecker = checkertest.Checker
+	lessonFile    = checkertest.LessonFile
+	embedded      = checkertest.Embedded
+	lesson        = checkertest.Lesson
+)
+
 // benchOpts keeps the tests' benchmark runs short: 4 runs a side is the
 // fewest that can tell a difference from noise.
-var benchOpts = BenchOptions{Count: 4, Benchtime: 20 * time.Millisecond, Timeout: 60 * time.Second}
-
-// lessonFile writes src as the learner's file name in a fresh directory,
-// as a workspace holds it, and returns the files map Bench and Trace take.
-func lessonFile(t *testing.T, name string, src []byte) map[string]string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return map[string]string{name: p}
-}
-
-func embedded(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := fs.ReadFile(gmpkata.Sources, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-func lesson(t *testing.T, id string) *lessons.Lesson {
-	t.Helper()
-	l, err := lessons.Default.Lookup(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
+var benchOpts = Options{Count: 4, Benchtime: 20 * time.Millisecond, Timeout: 60 * time.Second}
 
 // TestBenchReferenceAgainstItself: the reference's runq.go as the
 // learner's file. Every ratio in the table is what its samples say.
 func TestBenchReferenceAgainstItself(t *testing.T) {
 	c := sharedChecker(t)
 	l := lesson(t, "01")
-	res, err := c.Bench(context.Background(), l, lessonFile(t, "runq.go", embedded(t, "solutions/runq.go")), benchOpts)
+	res, err := Run(context.Background(), c, l, lessonFile(t, "runq.go", embedded(t, "solutions/runq.go")), benchOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Rows) != 3 || res.Count != benchOpts.Count || res.GOMAXPROCS < 1 {
-		t.Fatalf("Bench(01) = %d rows of %d runs at GOMAXPROCS %d, want 3 rows of %d runs", len(res.Rows), res.Count, res.GOMAXPROCS, benchOpts.Count)
+		t.Fatalf("Run(01) = %d rows of %d runs at GOMAXPROCS %d, want 3 rows of %d runs", len(res.Rows), res.Count, res.GOMAXPROCS, benchOpts.Count)
 	}
 	for _, r := range res.Rows {
 		t.Log(r.Reading)
-		for _, side := range []*BenchSide{&r.Yours, &r.Reference, r.Native} {
+		for _, side := range []*Side{&r.Yours, &r.Reference, r.Native} {
 			if side == nil {
 				continue
 			}
@@ -121,7 +100,7 @@ func TestBenchSlowPut(t *testing.T) {
 	}
 	slow := strings.Replace(src, fn, fn+"\tfor i := range 2000 {\n\t\tbusySink.Add(uint64(i))\n\t}\n", 1)
 	slow = strings.Replace(slow, "import \"sync/atomic\"\n", "import \"sync/atomic\"\n\nvar busySink atomic.Uint64\n", 1)
-	res, err := c.Bench(context.Background(), lesson(t, "01"), lessonFile(t, "runq.go", []byte(slow)), benchOpts)
+	res, err := Run(context.Background(), c, lesson(t, "01"), lessonFile(t, "runq.go", []byte(slow)), benchOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,14 +116,14 @@ func TestBenchSlowPut(t *testing.T) {
 	}
 }
 
-// TestBenchSkeleton: the pristine stub panics, and Bench says the lesson
+// TestBenchSkeleton: the pristine stub panics, and Run says the lesson
 // is not passing yet, naming the stub.
 func TestBenchSkeleton(t *testing.T) {
 	c := sharedChecker(t)
-	_, err := c.Bench(context.Background(), lesson(t, "01"), lessonFile(t, "runq.go", embedded(t, "skeleton/runq.go")), benchOpts)
-	var cf *CodeFailure
+	_, err := Run(context.Background(), c, lesson(t, "01"), lessonFile(t, "runq.go", embedded(t, "skeleton/runq.go")), benchOpts)
+	var cf *program.CodeFailure
 	if !errors.As(err, &cf) {
-		t.Fatalf("Bench(01) with the skeleton's runq.go returned %v, want a *CodeFailure", err)
+		t.Fatalf("Run(01) with the skeleton's runq.go returned %v, want a *program.CodeFailure", err)
 	}
 	msg := err.Error()
 	t.Log(msg)
@@ -161,10 +140,10 @@ func TestBenchCompileError(t *testing.T) {
 	c := sharedChecker(t)
 	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "func runqlen(", "func runqlen(oops ", 1)
 	files := lessonFile(t, "runq.go", []byte(src))
-	_, err := c.Bench(context.Background(), lesson(t, "01"), files, benchOpts)
-	var cf *CodeFailure
+	_, err := Run(context.Background(), c, lesson(t, "01"), files, benchOpts)
+	var cf *program.CodeFailure
 	if !errors.As(err, &cf) || cf.Problem != "your code does not compile" || len(cf.Details) == 0 {
-		t.Fatalf("Bench(01) with a runq.go that does not compile returned %v, want a *CodeFailure with the compiler's errors", err)
+		t.Fatalf("Run(01) with a runq.go that does not compile returned %v, want a *program.CodeFailure with the compiler's errors", err)
 	}
 	if !strings.HasPrefix(cf.Details[0], files["runq.go"]+":") {
 		t.Errorf("the first compile error %q does not name the learner's file %s", cf.Details[0], files["runq.go"])
@@ -180,10 +159,10 @@ func TestBenchInfiniteLoop(t *testing.T) {
 	opts := benchOpts
 	opts.Timeout = 3 * time.Second
 	start := time.Now()
-	_, err := c.Bench(context.Background(), lesson(t, "01"), lessonFile(t, "runq.go", []byte(src)), opts)
-	var cf *CodeFailure
+	_, err := Run(context.Background(), c, lesson(t, "01"), lessonFile(t, "runq.go", []byte(src)), opts)
+	var cf *program.CodeFailure
 	if !errors.As(err, &cf) {
-		t.Fatalf("Bench(01) with a runqsteal that loops forever returned %v, want a *CodeFailure", err)
+		t.Fatalf("Run(01) with a runqsteal that loops forever returned %v, want a *program.CodeFailure", err)
 	}
 	t.Logf("after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	for _, want := range []string{"did not finish within 3s", "in BenchmarkL01Steal"} {
@@ -195,11 +174,11 @@ func TestBenchInfiniteLoop(t *testing.T) {
 
 // TestBenchEveryLesson: every lesson's benchmarks build and pass on the
 // reference, each with a /sched side and what it measures; and (with
-// KATA_LONG=1, package longtest) Bench fails plainly on the lesson's
+// KATA_LONG=1, package longtest) Run fails plainly on the lesson's
 // skeleton.
 func TestBenchEveryLesson(t *testing.T) {
 	c := sharedChecker(t)
-	opts := BenchOptions{Count: 1, Benchtime: 10 * time.Millisecond, Timeout: 60 * time.Second}
+	opts := Options{Count: 1, Benchtime: 10 * time.Millisecond, Timeout: 60 * time.Second}
 	for _, l := range lessons.Default.All() {
 		t.Run(l.ID, func(t *testing.T) {
 			benches, err := lessonBenchmarks(l)
@@ -213,10 +192,10 @@ func TestBenchEveryLesson(t *testing.T) {
 				t.Fatal(err)
 			}
 			bin := filepath.Join(tmp, "reference.test")
-			if out, err := c.buildBench(context.Background(), tmp, "reference", nil, added, bin); err != nil {
+			if out, err := buildBench(context.Background(), c.ModuleDirs(), tmp, "reference", nil, added, bin); err != nil {
 				t.Fatalf("the benchmarks do not build with the reference: %v\n%s", err, out)
 			}
-			res, _, err := c.runBench(context.Background(), l, benches, bin, "^BenchmarkL"+l.ID[:2], opts, nil, false)
+			res, _, err := runBench(context.Background(), c, l, benches, bin, "^BenchmarkL"+l.ID[:2], opts, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,10 +214,10 @@ func TestBenchEveryLesson(t *testing.T) {
 			for _, f := range l.Files {
 				skel[f] = lessonFile(t, f, embedded(t, "skeleton/"+f))[f]
 			}
-			_, err = c.Bench(context.Background(), l, skel, opts)
-			var cf *CodeFailure
+			_, err = Run(context.Background(), c, l, skel, opts)
+			var cf *program.CodeFailure
 			if !errors.As(err, &cf) || !strings.Contains(err.Error(), "not implemented") {
-				t.Errorf("the skeleton's %v: %v, want a *CodeFailure naming the stub", l.Files, err)
+				t.Errorf("the skeleton's %v: %v, want a *program.CodeFailure naming the stub", l.Files, err)
 			} else {
 				t.Logf("skeleton: %v", err)
 			}
@@ -254,7 +233,7 @@ func TestBenchEveryLesson(t *testing.T) {
 // skeleton; which way the lines fall depends on timing.)
 func TestBenchFailureAfterName(t *testing.T) {
 	c := sharedChecker(t)
-	dir := c.mod.pkgDir
+	dir := c.ModuleDirs().Package
 	out := "goos: linux\ngoarch: amd64\npkg: gmpkata.grade/solutions\ncpu: AMD EPYC\n" +
 		"BenchmarkL04Steal/sched-2         \tpanic: not implemented: reset\n\n" +
 		"goroutine 6 [running]:\n" +
@@ -265,7 +244,7 @@ func TestBenchFailureAfterName(t *testing.T) {
 		"testing.(*B).runN(0x3a88c4fea608, 0x1)\n\t/usr/local/go/src/testing/benchmark.go:219 +0x190\n" +
 		"created by testing.(*B).run1 in goroutine 5\n\t/usr/local/go/src/testing/benchmark.go:238 +0x90"
 	learner := filepath.Join(t.TempDir(), "findrunnable.go")
-	problem, details := c.benchFailure(strings.Split(out, "\n"), map[string]string{"findrunnable.go": learner}, "your code")
+	problem, details := benchFailure(c, strings.Split(out, "\n"), map[string]string{"findrunnable.go": learner}, "your code")
 	if problem != "your code panicked in BenchmarkL04Steal" {
 		t.Errorf("problem = %q, want %q", problem, "your code panicked in BenchmarkL04Steal")
 	}

@@ -1,4 +1,4 @@
-package checker
+package trace
 
 import (
 	"context"
@@ -7,8 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/checker"
+	"github.com/gmp-kata/gmp-kata/checker/internal/checkertest"
+	"github.com/gmp-kata/gmp-kata/checker/program"
 	"github.com/gmp-kata/gmp-kata/internal/scenario"
 	sched "github.com/gmp-kata/gmp-kata/solutions"
+)
+
+func TestMain(m *testing.M) { checkertest.Main(m) }
+
+var (
+	sharedChecker = checkertest.Checker
+	lessonFile    = checkertest.LessonFile
+	embedded      = checkertest.Embedded
 )
 
 // countEvents counts events by kind.
@@ -22,10 +33,10 @@ func countEvents(evs []sched.Event) map[sched.EventKind]int {
 
 // referenceFiles copies every lesson's reference files into a directory,
 // as a learner who has passed every lesson would have them.
-func referenceFiles(t *testing.T, c *Checker) map[string]string {
+func referenceFiles(t *testing.T, c *checker.Checker) map[string]string {
 	t.Helper()
 	files := map[string]string{}
-	for _, l := range c.reg.All() {
+	for _, l := range c.Registry().All() {
 		for _, f := range l.Files {
 			for k, v := range lessonFile(t, f, embedded(t, "solutions/"+f)) {
 				files[k] = v
@@ -35,7 +46,7 @@ func referenceFiles(t *testing.T, c *Checker) map[string]string {
 	return files
 }
 
-// TestTraceReference: every scenario, run by Trace with the reference's
+// TestTraceReference: every scenario, run by Once with the reference's
 // files as the learner's, runs as scenario.Run runs it in-process: the same
 // Ps, the same Gs created, every one of them ending (or the same deadlock).
 func TestTraceReference(t *testing.T) {
@@ -47,12 +58,12 @@ func TestTraceReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := c.Trace(context.Background(), files, s.Name, 0, 1)
+			got, err := Once(context.Background(), c, files, s.Name, 0, 1, DefaultLimit)
 			if err != nil {
-				t.Fatalf("Trace(%s) with the reference's files: %v", s.Name, err)
+				t.Fatalf("Once(%s) with the reference's files: %v", s.Name, err)
 			}
 			if got.Scenario != s.Name || got.Procs != s.Procs || got.Seed != 1 {
-				t.Errorf("Trace(%s) = a run of %s on %d Ps with seed %d, want %s on %d with seed 1", s.Name, got.Scenario, got.Procs, got.Seed, s.Name, s.Procs)
+				t.Errorf("Once(%s) = a run of %s on %d Ps with seed %d, want %s on %d with seed 1", s.Name, got.Scenario, got.Procs, got.Seed, s.Name, s.Procs)
 			}
 			n, wantN := countEvents(got.Events), countEvents(want.Events)
 			t.Logf("%d events, %d Gs created, %d steals", len(got.Events), n[sched.EvGoCreate], n[sched.EvSteal])
@@ -80,13 +91,13 @@ func TestTraceReference(t *testing.T) {
 	}
 	t.Run("no-files", func(t *testing.T) {
 		// No learner's files at all: the reference alone, other Ps and seed.
-		got, err := c.Trace(context.Background(), nil, "imbalance", 2, 7)
+		got, err := Once(context.Background(), c, nil, "imbalance", 2, 7, DefaultLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
 		n := countEvents(got.Events)
 		if got.Procs != 2 || n[sched.EvGoCreate] != 201 || n[sched.EvGoEnd] != 201 {
-			t.Errorf("Trace(imbalance, 2 Ps) = %d Ps, %d Gs created, %d ended; want 2 Ps and 201 Gs, all ended", got.Procs, n[sched.EvGoCreate], n[sched.EvGoEnd])
+			t.Errorf("Once(imbalance, 2 Ps) = %d Ps, %d Gs created, %d ended; want 2 Ps and 201 Gs, all ended", got.Procs, n[sched.EvGoCreate], n[sched.EvGoEnd])
 		}
 		for _, ev := range got.Events {
 			if ev.P >= 2 {
@@ -97,13 +108,13 @@ func TestTraceReference(t *testing.T) {
 }
 
 // TestTraceSkeleton: the stub of lesson 01 panics as soon as a G spawns
-// another; Trace says so in the learner's terms.
+// another; Once says so in the learner's terms.
 func TestTraceSkeleton(t *testing.T) {
 	c := sharedChecker(t)
-	run, err := c.Trace(context.Background(), lessonFile(t, "runq.go", embedded(t, "skeleton/runq.go")), "imbalance", 0, 1)
-	var cf *CodeFailure
+	run, err := Once(context.Background(), c, lessonFile(t, "runq.go", embedded(t, "skeleton/runq.go")), "imbalance", 0, 1, DefaultLimit)
+	var cf *program.CodeFailure
 	if !errors.As(err, &cf) {
-		t.Fatalf("Trace with the skeleton's runq.go returned %v, want a *CodeFailure", err)
+		t.Fatalf("Once with the skeleton's runq.go returned %v, want a *program.CodeFailure", err)
 	}
 	msg := err.Error()
 	t.Log(msg)
@@ -138,14 +149,14 @@ func lossyRunq(t *testing.T) map[string]string {
 // before are returned with the failure, and they show the G lost.
 func TestTraceKeepsACrashedRun(t *testing.T) {
 	c := sharedChecker(t)
-	run, err := c.Trace(context.Background(), lossyRunq(t), "imbalance", 0, 1)
-	var cf *CodeFailure
+	run, err := Once(context.Background(), c, lossyRunq(t), "imbalance", 0, 1, DefaultLimit)
+	var cf *program.CodeFailure
 	if !errors.As(err, &cf) {
-		t.Fatalf("Trace with a runqget that loses Gs returned %v, want a *CodeFailure", err)
+		t.Fatalf("Once with a runqget that loses Gs returned %v, want a *program.CodeFailure", err)
 	}
 	t.Log(err)
 	if run == nil || !run.Crashed || len(run.Events) == 0 {
-		t.Fatalf("Trace returned %+v with the failure, want the crashed run's events", run)
+		t.Fatalf("Once returned %+v with the failure, want the crashed run's events", run)
 	}
 	s, _ := scenario.Lookup("imbalance")
 	v := scenario.Judge(&scenario.Result{Scenario: s, Procs: run.Procs, Events: run.Events}, true)
@@ -168,13 +179,13 @@ func TestTraceKeepsACrashedRun(t *testing.T) {
 // seed and every G ending.
 func TestTraceProgramRunsAgain(t *testing.T) {
 	c := sharedChecker(t)
-	prog, err := c.BuildTrace(context.Background(), nil, "imbalance", 0)
+	prog, err := Build(context.Background(), c, nil, "imbalance", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer prog.Close()
 	for seed := uint64(1); seed <= 3; seed++ {
-		run, err := prog.Run(context.Background(), seed, DefaultTraceLimit)
+		run, err := prog.Run(context.Background(), seed, DefaultLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,10 +201,10 @@ func TestTraceCompileError(t *testing.T) {
 	c := sharedChecker(t)
 	src := strings.Replace(string(embedded(t, "solutions/park.go")), "func goready(", "func goready(oops ", 1)
 	files := lessonFile(t, "park.go", []byte(src))
-	_, err := c.Trace(context.Background(), files, "pingpong", 0, 1)
-	var cf *CodeFailure
+	_, err := Once(context.Background(), c, files, "pingpong", 0, 1, DefaultLimit)
+	var cf *program.CodeFailure
 	if !errors.As(err, &cf) || cf.Problem != "your code does not compile" || len(cf.Details) == 0 || cf.Lesson != "06-gopark" {
-		t.Fatalf("Trace with a park.go that does not compile returned %v, want a *CodeFailure of 06-gopark with the compiler's errors", err)
+		t.Fatalf("Once with a park.go that does not compile returned %v, want a *program.CodeFailure of 06-gopark with the compiler's errors", err)
 	}
 	if !strings.HasPrefix(cf.Details[0], files["park.go"]+":") {
 		t.Errorf("the first compile error %q does not name the learner's file", cf.Details[0])
@@ -207,10 +218,10 @@ func TestTraceInfiniteLoop(t *testing.T) {
 	const fn = "func runqputtail(pp *p, gp *g) {\n"
 	src := strings.Replace(string(embedded(t, "solutions/runq.go")), fn, fn+"\tfor pp != nil {\n\t}\n", 1)
 	start := time.Now()
-	_, err := c.TraceLimit(context.Background(), lessonFile(t, "runq.go", []byte(src)), "imbalance", 0, 1, 2*time.Second)
-	var cf *CodeFailure
+	_, err := Once(context.Background(), c, lessonFile(t, "runq.go", []byte(src)), "imbalance", 0, 1, 2*time.Second)
+	var cf *program.CodeFailure
 	if !errors.As(err, &cf) || !strings.Contains(cf.Problem, "did not finish within 2s") {
-		t.Fatalf("Trace with a runqputtail that loops forever returned %v, want a *CodeFailure saying it did not finish within 2s", err)
+		t.Fatalf("Once with a runqputtail that loops forever returned %v, want a *program.CodeFailure saying it did not finish within 2s", err)
 	}
 	t.Logf("after %s: %v", time.Since(start).Round(time.Millisecond), err)
 }
@@ -227,9 +238,9 @@ func TestTraceBadArguments(t *testing.T) {
 		{nil, "imbalance", 65, "65 Ps"},
 		{map[string]string{"proc.go": "proc.go"}, "imbalance", 0, "no lesson owns proc.go"},
 	} {
-		_, err := c.Trace(context.Background(), tc.files, tc.scenario, tc.procs, 1)
+		_, err := Once(context.Background(), c, tc.files, tc.scenario, tc.procs, 1, DefaultLimit)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Trace(%v, %q, %d) = %v, want an error saying %q", tc.files, tc.scenario, tc.procs, err, tc.want)
+			t.Errorf("Once(%v, %q, %d) = %v, want an error saying %q", tc.files, tc.scenario, tc.procs, err, tc.want)
 		}
 	}
 }
