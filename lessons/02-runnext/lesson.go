@@ -31,7 +31,7 @@ func init() {
 			{Name: "TestL02Empty", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqempty is false while a G is in runnext or on the ring, true otherwise"},
 			{Name: "TestL02EmptyWhileKicked", Points: 9, Timeout: 30 * time.Second, Kind: lessons.Stress,
-				About: "runqempty never says empty while the owner kicks runnext to the ring on another thread (the runtime's RunSchedLocalQueueEmptyTest, then 2s without pause)"},
+				About: "runqempty never says empty while the owner kicks runnext to the ring on another thread (the runtime's RunSchedLocalQueueEmptyTest, then half a second without pause; every order of it is in TestL02Explore)"},
 			{Name: "TestL02GrabNext", Points: 9, Timeout: 10 * time.Second, Kind: lessons.Timing,
 				About: "runqgrabnext backs off with Usleep(3) only for a running P, takes runnext by CAS, and says retry when the CAS loses"},
 			{Name: "TestL02PingPong", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,

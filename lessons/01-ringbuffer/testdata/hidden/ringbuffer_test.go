@@ -361,7 +361,7 @@ func TestL01StealAndDrain(t *testing.T) {
 // TestL01ConcurrentSteal: one owner puts and gets while three thieves
 // steal, on real threads. Every G must come out exactly once.
 func TestL01ConcurrentSteal(t *testing.T) {
-	const rounds, perRound = 200, 300
+	const rounds, perRound = 50, 300
 	sched := kitSched(4, Config{})
 	owner := sched.allp[0]
 	var seen sync.Map

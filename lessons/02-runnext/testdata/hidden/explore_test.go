@@ -23,11 +23,12 @@ type l02Impl struct {
 	put      func(pp *p, gp *g, next bool)
 	get      func(pp *p) (*g, bool)
 	grabNext func(pp *p) (*g, bool)
+	empty    func(pp *p) bool
 }
 
 var (
-	l02Mine = l02Impl{runqput, runqget, runqgrabnext}
-	l02Ref  = l02Impl{ref_runqput, ref_runqget, ref_runqgrabnext}
+	l02Mine = l02Impl{runqput, runqget, runqgrabnext, runqempty}
+	l02Ref  = l02Impl{ref_runqput, ref_runqget, ref_runqgrabnext, ref_runqempty}
 )
 
 // l02ExploreScenario is the owner of P0 and a thief on P1. check, if set,
@@ -99,6 +100,29 @@ var l02ExploreScenarios = []l02ExploreScenario{
 			im.put(owner, w.gs[2], true)
 		},
 		thief: l02ExploreGrabNext,
+	},
+	{
+		// The runtime's RunSchedLocalQueueEmptyTest, every order of it: the
+		// P always holds a G, but it moves from runnext to the ring.
+		name:  "the owner puts G 2 with next=true (kicking G 1 from runnext to the ring), then runs runqget, while another thread asks runqempty",
+		gs:    2,
+		bound: 1, // runqempty reads the ring, the owner kicks and takes, runqempty reads runnext
+		setup: func(owner *p, gs []*g) { kitRawG(&owner.runnext).Store(gs[0]) },
+		owner: func(im l02Impl, w *kitQueues, owner *p) {
+			im.put(owner, w.gs[1], true)
+			l02ExploreGet(im, w, owner)
+		},
+		thief: func(im l02Impl, w *kitQueues, owner, thief *p) {
+			if im.empty(owner) {
+				w.note("runqempty said empty")
+			}
+		},
+		check: func(w *kitQueues) string {
+			if w.noted("runqempty said empty") {
+				return "runqempty returned true, but the P held a G all along (G 1, kicked from runnext to the ring, or G 2 in runnext): between its read of the ring and its read of runnext, the owner moved G 1 to the ring and took G 2. Read runqtail again after runnext, and look again if it moved"
+			}
+			return ""
+		},
 	},
 	{
 		name:     "the owner puts G 2 with next=true, then runs runqget (runnext holds G 1) while a thief runs runqsteal, runnext too",
