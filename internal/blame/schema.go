@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gmp-kata/gmp-kata/internal/importuse"
 )
 
 // EnvVar names the environment variable that selects the function whose
@@ -288,41 +290,13 @@ func dispatcher(s *source, fn *ast.FuncDecl, key string) string {
 // body: every import of either file that body uses, by the name it is
 // used by (the learner's first, where both import a path).
 func imports(body string, files ...*source) string {
-	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+body, parser.SkipObjectResolution)
-	if err != nil {
-		return "" // format.Source says why
-	}
-	used := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if sel, ok := n.(*ast.SelectorExpr); ok {
-			if id, ok := sel.X.(*ast.Ident); ok {
-				used[id.Name] = true
-			}
-		}
-		return true
-	})
-	var lines []string
-	seen := map[string]bool{}
+	var specs []*ast.ImportSpec
 	for _, s := range files {
-		for _, spec := range s.f.Imports {
-			path, err := strconv.Unquote(spec.Path.Value)
-			if err != nil {
-				continue
-			}
-			name := path[strings.LastIndex(path, "/")+1:]
-			if strings.HasPrefix(name, "v") && strings.Trim(name[1:], "0123456789") == "" && strings.Contains(path, "/") {
-				p := path[:strings.LastIndex(path, "/")] // math/rand/v2 is rand
-				name = p[strings.LastIndex(p, "/")+1:]
-			}
-			if spec.Name != nil {
-				name = spec.Name.Name
-			}
-			if seen[name] || !(used[name] || name == "_" || name == ".") {
-				continue
-			}
-			seen[name] = true
-			lines = append(lines, "\t"+name+" "+spec.Path.Value)
-		}
+		specs = append(specs, s.f.Imports...)
+	}
+	var lines []string
+	for _, spec := range importuse.Used(specs, []byte(body)) {
+		lines = append(lines, "\t"+importuse.Name(spec)+" "+spec.Path.Value)
 	}
 	if len(lines) == 0 {
 		return ""

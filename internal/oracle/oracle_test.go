@@ -60,13 +60,3 @@ func TestFileName(t *testing.T) {
 	}
 }
 
-// TestImportName: a package is used by its path's last element, or the
-// one before a major version's; a copy that kept only the imports used by
-// "v2" would drop math/rand/v2 and not compile.
-func TestImportName(t *testing.T) {
-	for p, want := range map[string]string{"sync/atomic": "atomic", "fmt": "fmt", "math/rand/v2": "rand", "example.com/v2": "example.com", "v2": "v2", "a/vx": "vx"} {
-		if got := importName(p); got != want {
-			t.Errorf("importName(%q) = %q, want %q", p, got, want)
-		}
-	}
-}
