@@ -385,6 +385,22 @@ func kitOpName(op kitOp) string {
 		return fmt.Sprintf("procresize(sched, %d) with the world stopped and sched.lock held", op.K)
 	case "globrunqputbatch":
 		return fmt.Sprintf("globrunqputbatch(a queue of %d new Gs) with sched.lock held", op.K)
+	case "spinner":
+		return "another M starts spinning (sched.nmspinning + 1)"
+	case "gopark":
+		unlockf := [...]string{"a nil unlockf", "an unlockf that returns true", "an unlockf that returns false (the park is declined)"}[op.K]
+		if op.Flag {
+			return fmt.Sprintf("gopark by the G on P%d's M, which is _Grunnable, not running, with %s", op.P, unlockf)
+		}
+		return fmt.Sprintf("gopark(the G running on P%d's M (a new one if none), %s, a lock, wait reason %q), then the M runs its mcall handler", op.P, unlockf, waitReason(op.At))
+	case "goready", "ready":
+		which := [...]string{"a G waiting since before the test", "the last G parked (if still waiting)", "a G that is _Grunnable, not waiting"}[op.K]
+		if op.Kind == "goready" {
+			return fmt.Sprintf("goready(P%d's M, %s)", op.P, which)
+		}
+		return fmt.Sprintf("ready(P%d's M, %s, next=%v)", op.P, which, op.Flag)
+	case "findRunnable":
+		return fmt.Sprintf("findRunnable(P%d's M)", op.P)
 	}
 	return op.Kind + " with sched.lock held"
 }
