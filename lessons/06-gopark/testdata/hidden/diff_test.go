@@ -125,6 +125,9 @@ func l06SideOf(sides map[*kitWorld]*l06Side, w *kitWorld) *l06Side {
 	s := &l06Side{phase: "the test", next: 7000, nilUnlockf: map[*m]bool{}}
 	sides[w] = s
 	sched := w.sched
+	if !w.trace {
+		sched.trace = nil // the kit records the trace always; off here, as with no Config.Trace
+	}
 	if trace := sched.trace; trace != nil {
 		sched.trace = func(ev Event) {
 			if ev.Kind == EvGoUnpark {
