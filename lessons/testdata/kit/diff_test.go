@@ -268,7 +268,7 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		}
 		o.add(fmt.Sprintf("P%d's ring", i), list(ring, counters))
 		o.add(fmt.Sprintf("P%d's runnext", i), kitVal{gs: []*g{pp.runnext.Load()}, list: true})
-		o.addf(fmt.Sprintf("P%d's status", i), "%d", pp.status.Load())
+		o.addf(fmt.Sprintf("P%d's status", i), "%s", pStatusString(pp.status.Load()))
 	}
 	var global []*g
 	for gp := sched.runq.head; gp != nil && len(global) <= len(w.gs); gp = gp.schedlink {
@@ -400,7 +400,32 @@ func kitOpName(op kitOp) string {
 		}
 		return fmt.Sprintf("ready(P%d's M, %s, next=%v)", op.P, which, op.Flag)
 	case "findRunnable":
-		return fmt.Sprintf("findRunnable(P%d's M)", op.P)
+		return "findRunnable(the M holding P0), then, if it returned a G, resetspinning if the M spins, and the G starts (schedtick + 1 unless it inherits the time slice)"
+	case "trace":
+		return "the trace is on (sched.trace set)"
+	case "schedtick":
+		return fmt.Sprintf("P0's schedtick = %d", op.At)
+	case "spinning":
+		return "this M is already spinning (mp.spinning, counted in nmspinning)"
+	case "needspinning":
+		return "sched.needspinning = 1 (a wakep found no idle P)"
+	case "stalehint":
+		return fmt.Sprintf("the global queue's emptiness hint is stale: sizeHint = %d with the queue empty", op.K)
+	case "sleeper":
+		if op.Flag {
+			return fmt.Sprintf("a new G sleeps on a timer already due (%dns ago)", op.At)
+		}
+		return fmt.Sprintf("a new G sleeps on a timer due in %dh", op.At)
+	case "pollwait":
+		return fmt.Sprintf("another M already waits for timers (sched.lastpoll = 0) until %s", [...]string{"a deadline not set yet (sched.pollUntil = 0)", "T+30m", "T+1h", "T+3h"}[op.At%4])
+	case "gcwaiting":
+		return "stop-the-world is pending (sched.gcwaiting set, sched.stopwait = 1: P0 is the last P to stop)"
+	case "backoff":
+		what := fmt.Sprintf("%d new Gs (G 8700...) land on the global queue", op.K)
+		if op.Flag {
+			what += " and G 8600 on the ring of the first running P but P0"
+		}
+		return "while the thief backs off (Usleep) before a running P's runnext: every running P's M takes its runnext to run itself; " + what
 	}
 	return op.Kind + " with sched.lock held"
 }
