@@ -52,6 +52,7 @@ type l06Side struct {
 	// emitted; early, what a ready did before its G was queued.
 	unparks []string
 	early   []string
+	op      string // the operation running
 }
 
 // l06Locks are the locks gopark is handed: lock i is &l06Locks[i].
@@ -130,10 +131,17 @@ func l06SideOf(sides map[*kitWorld]*l06Side, w *kitWorld) *l06Side {
 	}
 	if trace := sched.trace; trace != nil {
 		sched.trace = func(ev Event) {
-			if ev.Kind == EvGoUnpark {
-				if gp := w.gs[ev.G]; gp != nil {
-					s.unparks = append(s.unparks, fmt.Sprintf("G %d was %s and %s", ev.G, gStatusString(readgstatus(gp)), l06Where(sched, gp)))
-				}
+			gp := w.gs[ev.G]
+			switch {
+			case gp == nil:
+			case ev.Kind == EvGoPark:
+				// "Before anything else": still running, on its M.
+				s.unparks = append(s.unparks, fmt.Sprintf("GoPark: G %d was %s, gp.m %s", ev.G, gStatusString(readgstatus(gp)), l06MName(gp.m)))
+			case ev.Kind == EvGoUnpark && s.op == "gopark":
+				// A declined park: whether the G is already _Grunnable is free.
+				s.unparks = append(s.unparks, fmt.Sprintf("GoUnpark: G %d was %s", ev.G, l06Where(sched, gp)))
+			case ev.Kind == EvGoUnpark:
+				s.unparks = append(s.unparks, fmt.Sprintf("GoUnpark: G %d was %s and %s", ev.G, gStatusString(readgstatus(gp)), l06Where(sched, gp)))
 			}
 			trace(ev)
 		}
@@ -162,6 +170,7 @@ func l06DoDiff(sides map[*kitWorld]*l06Side, w *kitWorld, op kitOp, ref bool) st
 	if mp == nil {
 		panic("l06DoDiff: P" + fmt.Sprint(op.P) + " has no M")
 	}
+	s.op = op.Kind
 	switch op.Kind {
 	case "spinner":
 		sched.nmspinning.Add(1) // another M, not one of this test's, spins
@@ -312,7 +321,7 @@ func l06Observe(sides map[*kitWorld]*l06Side, w *kitWorld, o *kitObs) {
 		o.addf(kitGName(gp), "%s, wait reason %q, gp.m %s", gStatusString(readgstatus(gp)), gp.waitreason, l06MName(gp.m))
 	}
 	o.addf("the unlockf calls", "%s", l06None(s.calls))
-	o.addf("where each EvGoUnpark's G was when it was emitted", "%s", l06None(s.unparks))
+	o.addf("where each GoPark's and GoUnpark's G was when it was emitted", "%s", l06None(s.unparks))
 	o.addf("Ms handed a P while the readied G was not yet queued", "%s", l06None(s.early))
 }
 
