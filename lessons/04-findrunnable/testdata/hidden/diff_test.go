@@ -42,7 +42,7 @@ func TestL04Differential(t *testing.T) {
 		return st, ops
 	}
 	do := func(w *kitWorld, op kitOp, ref bool) string { return l04dDo(sides, w, op, ref) }
-	kitDiff(t, l04, 300, gen, do, func(kitState, kitOp) bool { return false })
+	kitDiff(t, l04, 200, gen, do, func(kitState, kitOp) bool { return false })
 }
 
 // l04dT0 is where the worlds' clocks start.
