@@ -415,9 +415,14 @@ func kitOpName(op kitOp) string {
 		if op.Flag {
 			return fmt.Sprintf("a new G sleeps on a timer already due (%dns ago)", op.At)
 		}
+		if op.At == 0 {
+			return "a new G sleeps on a timer due now"
+		}
 		return fmt.Sprintf("a new G sleeps on a timer due in %dh", op.At)
 	case "pollwait":
 		return fmt.Sprintf("another M already waits for timers (sched.lastpoll = 0) until %s", [...]string{"a deadline not set yet (sched.pollUntil = 0)", "T+30m", "T+1h", "T+3h"}[op.At%4])
+	case "retaken":
+		return fmt.Sprintf("if P%d is idle: sysmon retook it from a system call and G %d is on its ring (_Pidle, off the idle list, not in idlepMask: handoffp is starting an M for it)", op.Q, 8800+op.Q)
 	case "gcwaiting":
 		return "stop-the-world is pending (sched.gcwaiting set, sched.stopwait = 1: P0 is the last P to stop)"
 	case "backoff":

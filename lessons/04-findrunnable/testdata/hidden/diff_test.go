@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -56,6 +57,7 @@ type l04dSide struct {
 	claim   bool // lastpoll was not 0 when findRunnable started: this M may wait for timers
 	waited  []int64
 	trace   []string // the events but the spin events, in order
+	spins   [2]int   // EvSpinStart, EvSpinStop
 	rand0   []uint64 // each P's random source at the start
 	sleeper []*g
 	backoff *kitOp // what happens at the thief's first back-off, if anything
@@ -119,6 +121,9 @@ func l04dGen(r *rand.Rand) (kitState, []kitOp) {
 	add(often(3), kitOp{Kind: "sleeper", Flag: r.IntN(3) == 0, At: uint32(1 + r.IntN(3))})
 	add(often(3), kitOp{Kind: "sleeper", Flag: r.IntN(3) == 0, At: uint32(1 + r.IntN(3))})
 	add(often(3), kitOp{Kind: "pollwait", At: uint32(r.IntN(4))})
+	if len(st.Ps) > 1 {
+		add(often(1), kitOp{Kind: "retaken", Q: 1 + r.IntN(len(st.Ps)-1)})
+	}
 	add(10, kitOp{Kind: "gcwaiting"})
 	if family == 4 || r.IntN(6) == 0 {
 		ops = append(ops, kitOp{Kind: "backoff", K: r.IntN(4) * 100, Flag: r.IntN(3) == 0})
@@ -188,6 +193,12 @@ func l04dDo(sides map[*kitWorld]*l04dSide, w *kitWorld, op kitOp, ref bool) stri
 	switch op.Kind {
 	case "trace":
 		sched.trace = func(ev Event) {
+			switch ev.Kind {
+			case EvSpinStart:
+				s.spins[0]++
+			case EvSpinStop:
+				s.spins[1]++
+			}
 			if ev.Kind != EvSpinStart && ev.Kind != EvSpinStop {
 				ev.When -= l04dT0
 				s.trace = append(s.trace, fmt.Sprintf("{%s G %d P %d M %d Arg %d N %d at T+%d}", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N, ev.When))
@@ -222,6 +233,14 @@ func l04dDo(sides map[*kitWorld]*l04dSide, w *kitWorld, op kitOp, ref bool) stri
 	case "pollwait":
 		sched.lastpoll.Store(0)
 		sched.pollUntil.Store([]int64{0, s.now + int64(30*time.Minute), s.now + int64(time.Hour), s.now + int64(3*time.Hour)}[op.At%4])
+	case "retaken":
+		// sysmon retook P q from a system call and handoffp is starting
+		// an M for its Gs: _Pidle, but on no idle list and not in
+		// idlepMask.
+		if op.Q < len(sched.allp) && sched.idlepMask.read(int32(op.Q)) {
+			pp := kitTakeP(sched, int32(op.Q))
+			runqputtail(pp, w.g(8800+int64(op.Q)))
+		}
 	case "gcwaiting":
 		sched.lock.Lock()
 		sched.gcwaiting.Store(true)
@@ -282,6 +301,7 @@ func l04dFind(s *l04dSide, w *kitWorld, ref bool) string {
 	notewakeup(&mp.park)
 	var gp *g
 	var inherit bool
+	defer setInterleaveHook(setInterleaveHook(l04dGuard(kitGoid())))
 	if ref {
 		gp, inherit = ref_findRunnable(mp)
 	} else {
@@ -295,7 +315,7 @@ func l04dFind(s *l04dSide, w *kitWorld, ref bool) string {
 		}
 		return "nil, without parking the M"
 	}
-	res := fmt.Sprintf("%s, inheritTime=%v", kitGName(gp), inherit)
+	res := fmt.Sprintf("%s, inheritTime=%v, with the M spinning=%v", kitGName(gp), inherit, mp.spinning)
 	if parked {
 		res += ", having parked the M (stopm) on the way"
 	}
@@ -309,6 +329,20 @@ func l04dFind(s *l04dSide, w *kitWorld, ref bool) string {
 		mp.p.schedtick.Add(1)
 	}
 	return res
+}
+
+// l04dGuard returns a hook for the scheduling points that ends a
+// findRunnable that goes round for ever (the reference's makes a few
+// thousand atomic operations at most here): it panics on the test's
+// goroutine, goid, after a million.
+func l04dGuard(goid uint64) func() {
+	var n atomic.Int64
+	return func() {
+		if n.Add(1) > 1e6 && kitGoid() == goid {
+			n.Store(0)
+			panic("findRunnable made a million atomic operations without returning: it goes round for ever in this state (starting over where it should stop or park?)")
+		}
+	}
 }
 
 // l04dObserve adds what findRunnable changes beyond the queues.
@@ -384,4 +418,5 @@ func l04dObserve(sides map[*kitWorld]*l04dSide, w *kitWorld, o *kitObs) {
 		o.addf(kitGName(gp), "%s", gStatusString(readgstatus(gp)))
 	}
 	o.addf("the trace, spin events aside", "%s", strings.Join(s.trace, " "))
+	o.addf("the trace's spin events", "%d EvSpinStart, %d EvSpinStop", s.spins[0], s.spins[1])
 }
