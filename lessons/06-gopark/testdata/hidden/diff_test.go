@@ -355,8 +355,8 @@ func l06Where(sched *schedt, gp *g) string {
 	return "on no queue"
 }
 
-// l06Early returns a hook for the scheduling points of a ready of gp: at
-// each, if an idle M has been handed a P (startm, from wakep) while gp is
+// l06Early returns a hook for the scheduling points of a ready of gp,
+// made on the test's goroutine: at each of that goroutine's, if an idle M has been handed a P (startm, from wakep) while gp is
 // on no queue yet, it records it: the M would look for gp and not find it.
 func l06Early(s *l06Side, sched *schedt, gp *g) func() {
 	busy, flagged := false, false
@@ -366,9 +366,10 @@ func l06Early(s *l06Side, sched *schedt, gp *g) func() {
 			before = append(before, mp)
 		}
 	}
+	goid := kitGoid()
 	return func() {
-		if busy || flagged {
-			return
+		if busy || flagged || kitGoid() != goid {
+			return // a goroutine of another test's Runtime still closing
 		}
 		busy = true
 		defer func() { busy = false }()
