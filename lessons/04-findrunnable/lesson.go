@@ -22,13 +22,13 @@ func init() {
 		Tests: []lessons.Test{
 			{Name: "TestL04LocalBeforeGlobal", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "runnext (inheriting the time slice), then the ring, and only then the global queue"},
-			{Name: "TestL04GlobalBatch", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Exact,
+			{Name: "TestL04GlobalBatch", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "from the global queue a batch of min(128, size, size/GOMAXPROCS+1): run the first, the rest go on the local ring"},
 			{Name: "TestL04Fairness61", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "when schedtick % 61 == 0, one G from the global queue comes before the local queue"},
 			{Name: "TestL04StealHalf", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "a thief takes the oldest half of a busy P's ring, leaves its runnext, and is counted as spinning"},
-			{Name: "TestL04RunnextOnlyOnLastPass", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Timing,
+			{Name: "TestL04RunnextOnlyOnLastPass", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Timing,
 				About: "a victim's runnext is stolen only on the last of the 4 passes, after one Usleep back-off"},
 			{Name: "TestL04IdlePsSkipped", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "Ps in idlepMask are never stolen from, and only they are skipped: a _Pidle P being handed off (retaken from a system call) is stolen from"},
@@ -36,7 +36,7 @@ func init() {
 				About: "no stealing when shouldSpin says no; an M already spinning is not counted twice"},
 			{Name: "TestL04NeedSpinning", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "with needspinning set, the M about to release its P spins instead; an M already spinning does not answer it (it would be counted twice)"},
-			{Name: "TestL04RecheckAfterSpinning", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Exact,
+			{Name: "TestL04RecheckAfterSpinning", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "work that appears just after stopSpinning, on a P's ring or on the global queue, is found by the re-check"},
 			{Name: "TestL04RecheckGlobalUnderLock", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Timing,
 				About: "the global queue is looked at again under sched.lock before the P is released"},
@@ -62,6 +62,8 @@ func init() {
 				About: "another M claiming the timer wait at any moment of this M's give-up: only one of them waits (sched.lastpoll.Swap(0), one atomic step)"},
 			{Name: "TestL04StealPasses", Points: 2, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "exactly 4 passes, each in a fresh random order, runnext on the 4th; a steal is traced (EvSteal) with the number of Gs taken"},
+			{Name: "TestL04Differential", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Exact,
+				About: "on 200 generated states, findRunnable does what the reference's does: the G returned, queues, idle Ps, spinning, the M parked or not, timers, stop-the-world, back-offs and the trace"},
 		},
 	}))
 }

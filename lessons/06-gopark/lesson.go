@@ -20,7 +20,7 @@ func init() {
 		Prereqs: []string{"02-runnext"},
 		Quiz:    quizKinds,
 		Tests: []lessons.Test{
-			{Name: "TestL06UnlockfRunsAfterPark", Points: 15, Timeout: 20 * time.Second, Kind: lessons.Exact,
+			{Name: "TestL06UnlockfRunsAfterPark", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "when unlockf runs, the G is _Gwaiting with its wait reason and off its M (mp.curg and gp.m nil)"},
 			{Name: "TestL06DeclinedParkRunsAgain", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "an unlockf that returns false makes the G run again at once, on the same M, before the G in runnext, and leaves the run queue as it was"},
@@ -32,7 +32,7 @@ func init() {
 				About: "G.Park and G.Ready in a Runtime: runnext right after Ready; an idle P woken to run the readied G"},
 			{Name: "TestL06DeadlockReported", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "Gs blocked on a chan, a Mutex, a WaitGroup and Park: Wait reports the deadlock with each wait reason"},
-			{Name: "TestL06Stress", Points: 15, Timeout: 40 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL06Stress", Points: 10, Timeout: 40 * time.Second, Kind: lessons.Stress,
 				About: "channel ping-pong, a Mutex, a WaitGroup and a Park relay on 4 Ps: every G exactly once, every value delivered"},
 			{Name: "TestL06TraceEvents", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "GoPark (Arg: the wait reason), GoUnpark (Arg 0) for a declined park and for ready, and GoStart Arg 1: a declined park keeps its time slice"},
@@ -44,6 +44,8 @@ func init() {
 				About: "ready queues the G before its wakep can wake an M to look for it"},
 			{Name: "TestL06ParkWithoutUnlockf", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "gopark with a nil unlockf just parks the G until it is readied"},
+			{Name: "TestL06Differential", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
+				About: "on 80 generated states, parks and readies do what the reference's do: what park_m returns, statuses, what unlockf sees, queues, idle Ps and Ms woken, the trace"},
 		},
 	}))
 }

@@ -268,7 +268,7 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		}
 		o.add(fmt.Sprintf("P%d's ring", i), list(ring, counters))
 		o.add(fmt.Sprintf("P%d's runnext", i), kitVal{gs: []*g{pp.runnext.Load()}, list: true})
-		o.addf(fmt.Sprintf("P%d's status", i), "%d", pp.status.Load())
+		o.addf(fmt.Sprintf("P%d's status", i), "%s", pStatusString(pp.status.Load()))
 	}
 	var global []*g
 	for gp := sched.runq.head; gp != nil && len(global) <= len(w.gs); gp = gp.schedlink {
@@ -385,6 +385,52 @@ func kitOpName(op kitOp) string {
 		return fmt.Sprintf("procresize(sched, %d) with the world stopped and sched.lock held", op.K)
 	case "globrunqputbatch":
 		return fmt.Sprintf("globrunqputbatch(a queue of %d new Gs) with sched.lock held", op.K)
+	case "spinner":
+		return "another M starts spinning (sched.nmspinning + 1)"
+	case "gopark":
+		unlockf := [...]string{"a nil unlockf", "an unlockf that returns true", "an unlockf that returns false (the park is declined)"}[op.K]
+		if op.Flag {
+			return fmt.Sprintf("gopark by the G on P%d's M, which is _Grunnable, not running, with %s", op.P, unlockf)
+		}
+		return fmt.Sprintf("gopark(the G running on P%d's M (a new one if none), %s, a lock, wait reason %q), then the M runs its mcall handler", op.P, unlockf, waitReason(op.At))
+	case "goready", "ready":
+		which := [...]string{"a G waiting since before the test", "the last G parked (if still waiting)", "a G that is _Grunnable, not waiting"}[op.K]
+		if op.Kind == "goready" {
+			return fmt.Sprintf("goready(P%d's M, %s)", op.P, which)
+		}
+		return fmt.Sprintf("ready(P%d's M, %s, next=%v)", op.P, which, op.Flag)
+	case "findRunnable":
+		return "findRunnable(the M holding P0), then, if it returned a G, resetspinning if the M spins, and the G starts (schedtick + 1 unless it inherits the time slice)"
+	case "trace":
+		return "the trace is on (sched.trace set)"
+	case "schedtick":
+		return fmt.Sprintf("P0's schedtick = %d", op.At)
+	case "spinning":
+		return "this M is already spinning (mp.spinning, counted in nmspinning)"
+	case "needspinning":
+		return "sched.needspinning = 1 (a wakep found no idle P)"
+	case "stalehint":
+		return fmt.Sprintf("the global queue's emptiness hint is stale: sizeHint = %d with the queue empty", op.K)
+	case "sleeper":
+		if op.Flag {
+			return fmt.Sprintf("a new G sleeps on a timer already due (%dns ago)", op.At)
+		}
+		if op.At == 0 {
+			return "a new G sleeps on a timer due now"
+		}
+		return fmt.Sprintf("a new G sleeps on a timer due in %dh", op.At)
+	case "pollwait":
+		return fmt.Sprintf("another M already waits for timers (sched.lastpoll = 0) until %s", [...]string{"a deadline not set yet (sched.pollUntil = 0)", "T+30m", "T+1h", "T+3h"}[op.At%4])
+	case "retaken":
+		return fmt.Sprintf("if P%d is idle: sysmon retook it from a system call and G %d is on its ring (_Pidle, off the idle list, not in idlepMask: handoffp is starting an M for it)", op.Q, 8800+op.Q)
+	case "gcwaiting":
+		return "stop-the-world is pending (sched.gcwaiting set, sched.stopwait = 1: P0 is the last P to stop)"
+	case "backoff":
+		what := fmt.Sprintf("%d new Gs (G 8700...) land on the global queue", op.K)
+		if op.Flag {
+			what += " and G 8600 on the ring of the first running P but P0"
+		}
+		return "while the thief backs off (Usleep) before a running P's runnext: every running P's M takes its runnext to run itself; " + what
 	}
 	return op.Kind + " with sched.lock held"
 }
