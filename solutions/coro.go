@@ -19,7 +19,7 @@ import "iter"
 // A coroutine is the G's stack, and like a stack it outlives the G: a G
 // whose function returns does not end its coroutine, goexit0 gives it back
 // to its M, and the coroutine loops to run the next G that M starts. A G
-// takes a coroutine when it first runs (gogo), not when it is created: the
+// takes a coroutine when it first runs (execute), not when it is created: the
 // runtime's newproc1 gives the new G its stack at once (gfget, malg), but
 // here a G that waits in a run queue behind thousands of others would carry
 // a coroutine gone cold by the time it runs, and each switch to and from it
@@ -83,17 +83,21 @@ func (gp *g) run() {
 	gp.fn(gp)
 }
 
-// gogo resumes gp's coroutine on the calling M (gp.m), giving gp one first
-// if gp has never run, and returns when gp calls mcall.
+// gogo resumes gp's coroutine on the calling M and returns when gp calls
+// mcall. gp must have a coroutine: see corobind.
 //
 // Mirrors gogo (asm_*.s).
 func gogo(gp *g) {
-	if gp.coro == nil {
-		c := corofget(gp.m)
-		c.gp = gp
-		gp.coro = c
-	}
 	gp.coro.resume()
+}
+
+// corobind gives gp, about to run for the first time on mp, a coroutine.
+// Called by execute, not by gogo, so that gogo stays small enough to be
+// inlined on every switch.
+func corobind(mp *m, gp *g) {
+	c := corofget(mp)
+	c.gp = gp
+	gp.coro = c
 }
 
 // mcall switches from gp back to its M, which then runs fn(m, gp). It

@@ -86,7 +86,7 @@ func newproc1(sched *schedt, fn func(*G), callergp *g, pp *p) *g {
 	return newg
 }
 
-// malg allocates a new G. It gets its coroutine when it first runs (gogo).
+// malg allocates a new G. It gets its coroutine when it first runs (execute).
 func malg(sched *schedt) *g {
 	return &g{sched: sched}
 }
@@ -236,6 +236,9 @@ func execute(mp *m, gp *g, inheritTime bool) (next *g, nextInheritTime bool) {
 		mp.sched.traceEvent(EvGoStart, gp.goid, mp.p.id, mp.id, boolArg(inheritTime))
 	}
 
+	if gp.coro == nil {
+		corobind(mp, gp) // gp's first run: it takes a coroutine (coro.go)
+	}
 	gogo(gp)
 
 	fn := mp.mcallfn

@@ -105,7 +105,7 @@ type g struct {
 	m *m
 
 	// coro is the coroutine the G runs on (coro.go), its stack: taken by
-	// gogo at the G's first run, given back by goexit0; nil before and
+	// execute at the G's first run, given back by goexit0; nil before and
 	// after. Written and read only by the M that runs the G.
 	coro *coro
 
