@@ -316,9 +316,7 @@ func (rt *Runtime) Close() {
 	sched.allglock.Lock()
 	gs := append([]*g(nil), sched.allgs...)
 	sched.allglock.Unlock()
-	for _, gp := range gs {
-		gp.stop()
-	}
+	sched.corostopall(gs)
 	sched.finish(errClosed)
 }
 

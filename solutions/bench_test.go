@@ -63,8 +63,16 @@ func spin(seed uint64, rounds int) uint64 {
 // The timer is reset from inside the G: the benchmark's goroutine is
 // blocked in Wait meanwhile, and the Runtime orders the G's run between its
 // rt.Go and Wait's return.
+//
+// New raises the host's GOMAXPROCS to Procs+1 (its Ms and sysmon must all
+// be able to run: see Config.Procs); it is put back after the run, or the
+// next run of the same benchmark (the testing package calls it again for
+// each b.N) would take the raised value as the host's and run with one P
+// more each time: 5 Ps against native's 2 by the final b.N on a 2-core
+// machine.
 func runSched(b *testing.B, cfg Config, body func(gp *G, n int)) {
 	b.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	if cfg.Procs == 0 {
 		cfg.Procs = runtime.GOMAXPROCS(0)
 	}

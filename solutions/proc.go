@@ -40,9 +40,13 @@ func newproc(callergp *g, fn func(*G)) {
 	wakep(pp.sched)
 }
 
+// Number of goroutine ids to grab from sched.goidgen to a P's local cache at
+// once (proc.go _GoidCacheBatch).
+const _GoidCacheBatch = 16
+
 // newproc1 makes a runnable G for fn: a dead one from pp's (or the global)
-// free list if there is one, so its coroutine is reused, or a new one. pp is
-// nil when called from outside the scheduler (Runtime.Go).
+// free list if there is one, or a new one. pp is nil when called from
+// outside the scheduler (Runtime.Go).
 //
 // Mirrors newproc1 (proc.go:5313).
 func newproc1(sched *schedt, fn func(*G), callergp *g, pp *p) *g {
@@ -56,7 +60,20 @@ func newproc1(sched *schedt, fn func(*G), callergp *g, pp *p) *g {
 		sched.allgadd(newg)
 	}
 	newg.fn = fn
-	newg.goid = sched.goidgen.Add(1)
+	if pp == nil {
+		newg.goid = sched.goidgen.Add(1)
+	} else {
+		if pp.goidcache == pp.goidcacheend {
+			// sched.goidgen is the last allocated id, so this batch is
+			// [sched.goidgen+1, sched.goidgen+_GoidCacheBatch]: one atomic
+			// on the shared counter per 16 Gs instead of one per G.
+			pp.goidcache = sched.goidgen.Add(_GoidCacheBatch)
+			pp.goidcache -= _GoidCacheBatch - 1
+			pp.goidcacheend = pp.goidcache + _GoidCacheBatch
+		}
+		newg.goid = pp.goidcache
+		pp.goidcache++
+	}
 	sched.ngLive.Add(1)
 	casgstatus(newg, _Gdead, _Grunnable)
 	if sched.trace != nil {
@@ -69,11 +86,9 @@ func newproc1(sched *schedt, fn func(*G), callergp *g, pp *p) *g {
 	return newg
 }
 
-// malg allocates a new G with its coroutine.
+// malg allocates a new G. It gets its coroutine when it first runs (execute).
 func malg(sched *schedt) *g {
-	gp := &g{sched: sched}
-	newcoro(gp)
-	return gp
+	return &g{sched: sched}
 }
 
 // allgadd records gp in allgs, for checkdead, the invariant checker and
@@ -221,6 +236,9 @@ func execute(mp *m, gp *g, inheritTime bool) (next *g, nextInheritTime bool) {
 		mp.sched.traceEvent(EvGoStart, gp.goid, mp.p.id, mp.id, boolArg(inheritTime))
 	}
 
+	if gp.coro == nil {
+		corobind(mp, gp) // gp's first run: it takes a coroutine (coro.go)
+	}
 	gogo(gp)
 
 	fn := mp.mcallfn
@@ -239,7 +257,7 @@ func dropg(mp *m) {
 }
 
 // goexit0 is the mcall handler for a G whose function has returned: the G
-// becomes dead and goes on the free list, coroutine and all.
+// becomes dead and goes on the free list, and its coroutine back to the M.
 //
 // Mirrors goexit0 and gdestroy (proc.go:4491).
 func goexit0(mp *m, gp *g) (*g, bool) {
@@ -254,6 +272,7 @@ func goexit0(mp *m, gp *g) (*g, bool) {
 		gp.preempt.Store(false)
 	}
 	dropg(mp)
+	corofput(mp, gp)
 	gfput(mp.p, gp)
 	if sched.ngLive.Add(-1) == 0 && sched.waitCalled.Load() {
 		sched.finish(nil)
@@ -379,7 +398,8 @@ func newm(sched *schedt, pp *p, spinning bool, id int64) *m {
 
 // allocm allocates an M and records it in allm.
 func allocm(sched *schedt, id int64) *m {
-	mp := &m{sched: sched}
+	mpp := &mPadded{m: m{sched: sched}}
+	mp := &mpp.m
 	mp.park.init()
 	sched.lock.Lock()
 	if id < 0 {

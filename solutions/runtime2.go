@@ -24,7 +24,7 @@ const (
 	_Grunning                // running user code on an M that holds a P
 	_Gsyscall                // in Syscall: running on an M that has given up its P
 	_Gwaiting                // parked by gopark; on no run queue; goready wakes it
-	_Gdead                   // finished, on a gFree list, its coroutine kept for reuse
+	_Gdead                   // finished, on a gFree list; its coroutine went back to its M
 )
 
 // P status values (runtime2.go, Go ≤ 1.25; see doc.go for what Go 1.26 did to
@@ -104,6 +104,11 @@ type g struct {
 	// M that runs the G, and the G itself, read it.
 	m *m
 
+	// coro is the coroutine the G runs on (coro.go), its stack: taken by
+	// execute at the G's first run, given back by goexit0; nil before and
+	// after. Written and read only by the M that runs the G.
+	coro *coro
+
 	// fn is the goroutine's body; nil once it has returned.
 	fn func(*G)
 
@@ -128,12 +133,6 @@ type g struct {
 
 	// timer is the G's sleep timer (time.go); when == 0 while not sleeping.
 	timer timer
-
-	// The coroutine (coro.go): resume runs the G until it calls mcall; yield
-	// is how the G's side hands control back; stop unwinds a parked G at Close.
-	resume func() (struct{}, bool)
-	yield  func(struct{}) bool
-	stop   func()
 }
 
 // m is a worker thread of this scheduler: one Go goroutine running the
@@ -169,7 +168,32 @@ type m struct {
 	syscalltick uint32 // pp.syscalltick when this M entered its syscall
 
 	isSysmon bool // the sysmon M: it never holds a P
+
+	// corofree caches free coroutines (coro.go), last in first out: the
+	// last one a G of this M exited on is the warmest.
+	corofree struct {
+		first *coro
+		n     int32
+	}
 }
+
+// mPadded is an m padded to a whole number of cache lines, so that two Ms
+// never share one: every M writes curg and mcallfn on every G it runs, and
+// two Ms allocated one after the other would otherwise stall each other on
+// each of those writes (false sharing). The runtime pads its m for another
+// reason (runtime2.go mPadded: a 2048-byte size class, to free the low
+// bits of an M pointer), with the same effect. Go's size classes up to 512
+// bytes that are multiples of 64 are aligned to their size, so rounding up
+// to 64 bytes is enough.
+type mPadded struct {
+	m
+	_ [(cacheLineSize - unsafe.Sizeof(m{})%cacheLineSize) % cacheLineSize]byte
+}
+
+// cacheLineSize is the cache line of the machines Go runs on most (amd64,
+// arm64 have 64 bytes; some arm64 have 128, where padding to 64 halves the
+// sharing instead of removing it).
+const cacheLineSize = 64
 
 // p is a processor: the right to run Go code. An M must hold a P to execute
 // a G. Each P has a local run queue that only it pushes to.
@@ -207,11 +231,16 @@ type p struct {
 	// Ps may take it only with a CAS (runqgrab's last resort).
 	runnext atomicPointer[g]
 
-	// gFree caches dead Gs (and their coroutines) for reuse by newproc.
+	// gFree caches dead Gs for reuse by newproc.
 	gFree struct {
 		gList
 		n int32
 	}
+
+	// Cache of goroutine ids, amortizes accesses to sched.goidgen: the
+	// next id to hand out, and the end of the batch.
+	goidcache    int64
+	goidcacheend int64
 
 	preempt atomic.Bool // set by preemptone; schedule clears it
 
@@ -258,11 +287,17 @@ type schedt struct {
 	// The global run queue (under lock).
 	runq globalRunq
 
-	// Global cache of dead Gs (with their coroutines).
+	// Global cache of dead Gs.
 	gFree struct {
 		lock sync.Mutex
 		list gList
 		n    atomic.Int32 // written under lock; read without it as a hint
+	}
+
+	// Global cache of free coroutines (see m.corofree).
+	corofree struct {
+		lock  sync.Mutex
+		first *coro
 	}
 
 	// Stop-the-world.
@@ -309,7 +344,14 @@ type schedt struct {
 	timer0When atomic.Int64
 
 	// Lifetime of the instance (api.go).
-	ngLive     atomic.Int64  // Gs created and not yet exited
+	//
+	// ngLive counts the Gs created and not yet exited. Every newproc1 and
+	// every goexit0 writes it, on whichever M: it has a cache line of its
+	// own, or each of those writes would also evict, from every other M's
+	// cache, the fields next to it that each schedule reads (closing).
+	_          [cacheLineSize]byte
+	ngLive     atomic.Int64
+	_          [cacheLineSize - 8]byte
 	waitCalled atomic.Bool   // Wait has been called: running out of Gs ends it
 	done       chan struct{} // closed when ngLive reaches 0, a deadlock or a panic is found
 	doneOnce   sync.Once

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -71,41 +72,52 @@ func (mu *Mutex) Unlock(gp *G) {
 
 // A WaitGroup waits for a count of events (usually Gs finishing). The zero
 // value is a count of zero.
+//
+// Like sync.WaitGroup, it keeps the count and the number of waiters in one
+// atomic word, so that Add and a Done that does not release anyone are one
+// atomic add: a lock there would be taken and handed between Ms on every
+// Done of many Gs finishing at once on several Ms. Only Wait, and the Done
+// that releases the waiters, take the lock, which guards the waiter queue.
 type WaitGroup struct {
+	state   atomic.Uint64 // high 32 bits: the count; low 32 bits: the waiters
 	lock    sync.Mutex
-	n       int64
-	waiters waitq
+	waiters waitq // the waiting Gs' sudogs, as many as state counts (under lock)
 }
 
 // Add adds delta to the count. It may be called from anywhere, but it may
 // not release waiters: bring the count to zero with Done, from a G.
 func (wg *WaitGroup) Add(delta int) {
-	wg.lock.Lock()
-	defer wg.lock.Unlock()
-	n := wg.n + int64(delta)
-	if n < 0 {
+	state := wg.state.Add(uint64(delta) << 32)
+	v := int32(state >> 32) // the count
+	w := uint32(state)      // the waiters
+	if v < 0 {
 		panic("sched: negative WaitGroup counter")
 	}
-	if n == 0 && wg.waiters.first != nil {
+	if v == 0 && w != 0 {
 		panic("sched: WaitGroup.Add brought the counter to zero with Gs waiting; call Done from a G")
 	}
-	wg.n = n
 }
 
 // Done decrements the count, readying every waiting G when it reaches zero.
 func (wg *WaitGroup) Done(gp *G) {
 	gp.checkRunning("WaitGroup.Done")
-	wg.lock.Lock()
-	wg.n--
-	if wg.n < 0 {
-		wg.lock.Unlock()
+	state := wg.state.Add(^uint64(1<<32 - 1)) // count - 1
+	v := int32(state >> 32)
+	w := uint32(state)
+	if v < 0 {
 		panic("sched: negative WaitGroup counter")
 	}
+	if v > 0 || w == 0 {
+		return
+	}
+	// The count reached zero with waiters: they were counted under the
+	// lock, and each parked before its Wait let the lock go, so every one
+	// of them is on the queue once we hold it.
 	var glist gList
-	if wg.n == 0 {
-		for sg := wg.waiters.dequeue(); sg != nil; sg = wg.waiters.dequeue() {
-			glist.push(sg.g)
-		}
+	wg.lock.Lock()
+	for sg := wg.waiters.dequeue(); sg != nil; sg = wg.waiters.dequeue() {
+		glist.push(sg.g)
+		wg.state.Add(^uint64(0)) // waiters - 1
 	}
 	wg.lock.Unlock()
 	for !glist.empty() {
@@ -117,15 +129,24 @@ func (wg *WaitGroup) Done(gp *G) {
 func (wg *WaitGroup) Wait(gp *G) {
 	gp.checkRunning("WaitGroup.Wait")
 	gp.Safepoint()
-	wg.lock.Lock()
-	if wg.n == 0 {
+	for {
+		state := wg.state.Load()
+		if state>>32 == 0 {
+			return
+		}
+		// Count ourselves as a waiter, unless the count changed meanwhile
+		// (then look again): the Done that brings it to zero then sees us
+		// and takes the lock, which we release only once parked.
+		wg.lock.Lock()
+		if wg.state.CompareAndSwap(state, state+1) {
+			sg := acquireSudog(gp)
+			gp.waiting = sg
+			wg.waiters.enqueue(sg)
+			gopark(gp, parkunlock, unsafe.Pointer(&wg.lock), waitReasonSyncWaitGroupWait)
+			gp.waiting = nil
+			releaseSudog(sg)
+			return
+		}
 		wg.lock.Unlock()
-		return
 	}
-	sg := acquireSudog(gp)
-	gp.waiting = sg
-	wg.waiters.enqueue(sg)
-	gopark(gp, parkunlock, unsafe.Pointer(&wg.lock), waitReasonSyncWaitGroupWait)
-	gp.waiting = nil
-	releaseSudog(sg)
 }
