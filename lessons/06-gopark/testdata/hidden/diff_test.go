@@ -249,10 +249,13 @@ func l06Park(s *l06Side, w *kitWorld, mp *m, op kitOp, ref bool) string {
 		}
 	}
 	var handed string
-	gp.resume = func() (struct{}, bool) {
+	// The G's coroutine, played by the test: its yield is the G's mcall
+	// reaching the M, which runs the handler at once.
+	gp.coro = &coro{gp: gp}
+	gp.coro.resume = func() (struct{}, bool) {
 		panic("the M resumed the G itself (gogo, execute) inside its mcall handler: park_m returns the G to run, and execute runs it")
 	}
-	gp.yield = func(struct{}) bool {
+	gp.coro.yield = func(struct{}) bool {
 		s.phase = "on the M, in the handler the G's mcall asked for"
 		fn := mp.mcallfn
 		mp.mcallfn = nil
