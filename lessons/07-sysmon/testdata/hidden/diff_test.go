@@ -50,7 +50,7 @@ type l07dState struct {
 	Ps         []l07dP
 	Nmspinning int32
 	GCWaiting  bool  // a stop-the-world is pending, waiting for Stopwait Ps
-	Stopwait   int32 //
+	Stopwait   int32 // how many Ps the stop-the-world still waits for
 	Timer      int   // 0: no timer; else the next timer is due at l07t0 + l07steps[Timer]
 	NilSlot    bool  // allp ends in a nil slot, as while procresize grows it
 }
