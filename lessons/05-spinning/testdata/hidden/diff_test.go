@@ -258,6 +258,9 @@ func l05dDo(w *l05dWorld, op kitOp, ref bool) string {
 // observables.
 func l05dObserve(w *l05dWorld, o *kitObs) {
 	sched := w.sched
+	if w.trace {
+		o.addf("trace events, every field", "%s", l05dEvents(w.events))
+	}
 	o.addf("needspinning", "%d", sched.needspinning.Load())
 	var mask []uint32
 	for i := range sched.idlepMask {
@@ -446,7 +449,7 @@ func l05dGen(r *rand.Rand) (l05dState, []kitOp) {
 	var ops []kitOp
 	for range 1 + r.IntN(4) {
 		op := kitOp{Q: r.IntN(actors), P: r.IntN(n + 1)}
-		switch k := r.IntN(16); {
+		switch k := r.IntN(18); {
 		case k < 4:
 			op.Kind = "wakep"
 		case k < 7:
@@ -464,9 +467,12 @@ func l05dGen(r *rand.Rand) (l05dState, []kitOp) {
 			if len(others) > 0 {
 				op.Q = others[r.IntN(len(others))]
 			}
-		case k < 12:
+		case k < 14:
 			op.Kind = "shouldSpin"
-		case k < 15:
+			if len(others) > 0 && r.IntN(4) > 0 {
+				op.Q = others[r.IntN(len(others))] // the gate matters for an M that does not spin yet
+			}
+		case k < 17:
 			op.Kind, op.K = "checkRunqsNoP", r.IntN(3)
 		default:
 			op.Kind, op.P = "work", r.IntN(n)
@@ -507,4 +513,14 @@ func l05diff(t *testing.T, n int) {
 			"(what this test compares is under \"What the tests check\" in: kata task 05)%s",
 			seed, shrunk, st, strings.Join(names, "; "), diff, kitHint(l05))
 	}
+}
+
+// l05dEvents lists events with every field (Event.String leaves out the
+// Arg of most kinds).
+func l05dEvents(evs []Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		fmt.Fprintf(&b, "{%s G=%d P=%d M=%d Arg=%d N=%d} ", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N)
+	}
+	return strings.TrimSpace(b.String())
 }

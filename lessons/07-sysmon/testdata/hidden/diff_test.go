@@ -19,7 +19,8 @@ import (
 // a few operations run on identical copies: retake at times that move on
 // by 0 to 25ms, preemptone, a P's G entering or leaving a system call, a
 // new time slice, and sysmon itself for a few dozen rounds on an injected
-// clock. The learner's functions run on one copy and the reference's
+// clock, its deep sleeps (every P idle, or a stop-the-world pending) ended
+// by an M as a syscall ends them. The learner's functions run on one copy and the reference's
 // (ref_retake, ref_preemptone, ref_sysmon) on the other, and everything
 // observable must agree after each operation: what it returned, every P's
 // status, queues, ticks, sysmontick and preempt flag, each running G's
@@ -33,6 +34,10 @@ func TestL07Differential(t *testing.T) {
 // l07steps are how far the clock moves before an operation, and how long
 // ago sysmon last looked at a P: around the 20µs tick and the 10ms rules.
 var l07steps = []int64{0, 1, 20e3, 5e6, 10e6 - 1, 10e6, 10e6 + 1, 25e6}
+
+// l07timers are when the next timer is due (sched.timer0When): none,
+// already due at l07t0, soon, or in 20s.
+var l07timers = []int64{0, l07t0 - 1e6, l07t0 + 10e6, l07t0 + 20e9}
 
 // l07dP is what a generated state says of one P beyond its queues (which
 // are kitPState's).
@@ -51,7 +56,8 @@ type l07dState struct {
 	Nmspinning int32
 	GCWaiting  bool  // a stop-the-world is pending, waiting for Stopwait Ps
 	Stopwait   int32 // how many Ps the stop-the-world still waits for
-	Timer      int   // 0: no timer; else the next timer is due at l07t0 + l07steps[Timer]
+	Timer      int   // the next timer: l07timers[Timer]
+	WakeAfter  int   // how far the clock moves on in each of sysmon's deep sleeps (l07steps), before a wake-up ends it
 	NilSlot    bool  // allp ends in a nil slot, as while procresize grows it
 }
 
@@ -92,7 +98,10 @@ func (st l07dState) String() string {
 		fmt.Fprintf(&b, "; a stop-the-world pending (gcwaiting, stopwait=%d)", st.Stopwait)
 	}
 	if st.Timer > 0 {
-		fmt.Fprintf(&b, "; the next timer at %s", l07dAt(l07t0+l07steps[st.Timer]))
+		fmt.Fprintf(&b, "; the next timer at %s", l07dAt(l07timers[st.Timer]))
+	}
+	if st.WakeAfter > 0 {
+		fmt.Fprintf(&b, "; the clock moves on %s in each of sysmon's deep sleeps", time.Duration(l07steps[st.WakeAfter]))
 	}
 	if st.kit.Trace {
 		b.WriteString("; sched.trace set")
@@ -124,14 +133,15 @@ func l07dSeen(d l07dP) string {
 // l07dWorld is one built copy of an l07dState.
 type l07dWorld struct {
 	*kitWorld
-	now     int64
-	ms      l07ms       // idle Ms, for handoffp's startm
-	curgs   []*g        // the G each P's M ran when built, by P (nil: none)
-	mps     []*m        // the M each running P, or P in a system call, had when built
-	sysmonM *m          // the M sysmon runs as
-	finish  func()      // lets a held sysmon go, and waits for it
-	hung    atomic.Bool // an operation of the learner's did not come back in time
-	lost    atomic.Bool // ... nor at all: its goroutine is left behind, still using the world
+	now       int64
+	ms        l07ms       // idle Ms, for handoffp's startm
+	curgs     []*g        // the G each P's M ran when built, by P (nil: none)
+	mps       []*m        // the M each running P, or P in a system call, had when built
+	sysmonM   *m          // the M sysmon runs as
+	wakeAfter int         // l07dState.WakeAfter
+	finish    func()      // lets a held sysmon go, and waits for it
+	hung      atomic.Bool // an operation of the learner's did not come back in time
+	lost      atomic.Bool // ... nor at all: its goroutine is left behind, still using the world
 }
 
 // l07dLimit is how long an operation may take: every one takes
@@ -202,9 +212,7 @@ func l07dBuild(st l07dState, pools *[2]map[int64]*g, i int) *l07dWorld {
 		sched.gcwaiting.Store(true)
 		sched.stopwait = st.Stopwait
 	}
-	if st.Timer > 0 {
-		sched.timer0When.Store(l07t0 + l07steps[st.Timer])
-	}
+	sched.timer0When.Store(l07timers[st.Timer])
 	if st.NilSlot {
 		sched.allp = append(sched.allp, nil)
 	}
@@ -213,6 +221,7 @@ func l07dBuild(st l07dState, pools *[2]map[int64]*g, i int) *l07dWorld {
 		w.ms = append(w.ms, l07idleMs(sched)...)
 	}
 	w.sysmonM = &m{sched: sched, id: 999}
+	w.wakeAfter = st.WakeAfter
 	return w
 }
 
@@ -230,7 +239,11 @@ func l07dOpName(op kitOp) string {
 	case "slice":
 		return fmt.Sprintf("P%d starts a new time slice (schedtick+1)", op.P)
 	case "sysmon":
-		return fmt.Sprintf("sysmon runs %d rounds (each Config.Usleep moves the clock on by the sleep)", op.K)
+		rounds := "rounds"
+		if op.K == 1 {
+			rounds = "round"
+		}
+		return fmt.Sprintf("sysmon runs %d %s (each Config.Usleep moves the clock on by the sleep; a deep sleep ends when an M wakes it, as a syscall does)", op.K, rounds)
 	}
 	return op.Kind
 }
@@ -275,21 +288,26 @@ func l07dDo(w *l07dWorld, op kitOp, ref bool) string {
 		pp.schedtick.Add(1)
 		return "done"
 	case "sysmon":
-		return l07dSysmon(w, op.K, ref)
+		return l07dSysmon(w, op.K, l07steps[w.wakeAfter], ref)
 	}
 	panic("l07dDo: unknown operation " + op.Kind)
 }
 
 // l07dSysmon runs sysmon for rounds rounds: each sleep it asks for moves
 // the clock on, and in the sleep after the last round it is held while
-// the test looks (w.finish lets it go, with sched.closing set). Only states
-// where some P runs get here, so no deep sleep is due; a sysmon that goes
-// into one anyway, or does not come back to sleep in 5s, is reported.
-func l07dSysmon(w *l07dWorld, rounds int, ref bool) string {
+// the test looks (w.finish lets it go, with sched.closing set). Its deep
+// sleeps end as a syscall ends one: an M that finds sysmonwait set under
+// sched.lock clears it and wakes sysmonnote, the clock moved on by
+// wakeAfter. So every deep sleep is woken, whatever the timing, as long as
+// it would not end by itself first: a state whose next timer is due within
+// a second does not run sysmon. A sysmon that does not ask for its next
+// sleep in time (asleep with sysmonwait unset?) is reported.
+func l07dSysmon(w *l07dWorld, rounds int, wakeAfter int64, ref bool) string {
 	sched := w.sched
-	if sched.gcwaiting.Load() || sched.npidle.Load() == sched.gomaxprocs.Load() {
-		return "not run (sysmon would sleep deeply)"
+	if next := sched.timer0When.Load(); next > w.now && next-w.now < 1e9 {
+		return "not run (a deep sleep would end at the timer, before or after the wake-up)"
 	}
+	firstEvent := len(w.events)
 	var mu sync.Mutex
 	var sleeps []int64
 	var clock atomic.Int64
@@ -309,6 +327,24 @@ func l07dSysmon(w *l07dWorld, rounds int, ref bool) string {
 			clock.Add(us * 1000)
 		}
 	}
+	stopWaker := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stopWaker:
+				return
+			case <-time.After(20 * time.Microsecond):
+			}
+			if sched.lock.TryLock() {
+				if sched.sysmonwait.Load() {
+					clock.Add(wakeAfter)
+					sched.sysmonwait.Store(false)
+					notewakeup(&sched.sysmonnote)
+				}
+				sched.lock.Unlock()
+			}
+		}
+	}()
 	sched.mWG.Add(1)
 	done := make(chan struct{})
 	go func() {
@@ -320,24 +356,14 @@ func l07dSysmon(w *l07dWorld, rounds int, ref bool) string {
 		}
 	}()
 	w.finish = func() {
-		// As Close does: closing set, then sysmon woken if in its deep sleep.
+		// As Close does: closing set; the waker wakes a deep sleep.
 		sched.closing.Store(true)
 		close(release)
-		for range 2000 {
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-			if sched.lock.TryLock() {
-				if sched.sysmonwait.Load() {
-					sched.sysmonwait.Store(false)
-					notewakeup(&sched.sysmonnote)
-				}
-				sched.lock.Unlock()
-			}
+		select {
+		case <-done:
+		case <-time.After(l07dLimit): // left behind: the failure is reported
 		}
-		// Left behind: the failure is reported.
+		close(stopWaker)
 	}
 	var what string
 	select {
@@ -355,6 +381,14 @@ func l07dSysmon(w *l07dWorld, rounds int, ref bool) string {
 	mu.Lock()
 	w.usleeps = append(w.usleeps, sleeps[:min(len(sleeps), rounds+1)]...)
 	mu.Unlock()
+	if !w.hung.Load() {
+		// An event's When is the clock when it was emitted, and the waker
+		// may move the clock on between sysmon's setting sysmonwait and
+		// its EvSysmonSleep: compare what happened, not when.
+		for i := firstEvent; i < len(w.events); i++ {
+			w.events[i].When = 0
+		}
+	}
 	w.now = clock.Load()
 	return what
 }
@@ -363,6 +397,9 @@ func l07dSysmon(w *l07dWorld, rounds int, ref bool) string {
 // kit's observables.
 func l07dObserve(w *l07dWorld, o *kitObs) {
 	sched := w.sched
+	if w.trace {
+		o.addf("trace events, every field", "%s", l07dEvents(w.events))
+	}
 	for i, pp := range w.ps {
 		pd := pp.sysmontick
 		o.addf(fmt.Sprintf("P%d's ticks", i), "schedtick=%d syscalltick=%d", pp.schedtick.Load(), pp.syscalltick.Load())
@@ -496,6 +533,9 @@ func l07dShrink(st l07dState, ops []kitOp, fails func(l07dState, []kitOp) bool) 
 		if st.Timer > 0 {
 			simpler(func(s *l07dState) { s.Timer = 0 })
 		}
+		if st.WakeAfter > 0 {
+			simpler(func(s *l07dState) { s.WakeAfter = 0 })
+		}
 		if st.NilSlot {
 			simpler(func(s *l07dState) { s.NilSlot = false })
 		}
@@ -538,7 +578,6 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 	if r.IntN(3) == 0 {
 		st.kit.Global = nil
 	}
-	running := 0
 	for i := range n {
 		ps := kitPState{Head: r.Uint32()}
 		switch r.IntN(5) {
@@ -547,7 +586,6 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 			ps.Syscall = true
 		default:
 			ps.Running = true
-			running++
 		}
 		if ps.Running || ps.Syscall {
 			if r.IntN(2) == 0 {
@@ -573,7 +611,7 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 		st.Stopwait = int32(1 + r.IntN(3))
 	}
 	if r.IntN(3) == 0 {
-		st.Timer = 1 + r.IntN(len(l07steps)-1)
+		st.Timer = 1 + r.IntN(len(l07timers)-1)
 	}
 	st.NilSlot = r.IntN(5) == 0
 	var ops []kitOp
@@ -595,7 +633,17 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 	if r.IntN(3) == 0 {
 		ops = append(ops, kitOp{Kind: "retake", K: r.IntN(len(l07steps))})
 	}
-	if running > 0 && !st.GCWaiting && r.IntN(3) == 0 {
+	st.WakeAfter = r.IntN(len(l07steps))
+	if r.IntN(3) == 0 {
+		if r.IntN(3) == 0 {
+			// No P runs: once retake has taken the Ps in syscalls, every P
+			// is idle, and sysmon sleeps deeply.
+			for i := range st.kit.Ps {
+				if st.kit.Ps[i].Running {
+					st.kit.Ps[i].Running, st.kit.Ps[i].Syscall, st.Ps[i].NoG = false, true, false
+				}
+			}
+		}
 		ops = append(ops, kitOp{Kind: "sysmon", K: 1 + r.IntN(70), MinK: 1})
 	}
 	return st, ops
@@ -632,4 +680,14 @@ func l07diff(t *testing.T, n int) {
 			"(what this test compares is under \"What the tests check\" in: kata task 07)%s",
 			seed, shrunk, st, strings.Join(names, "; "), diff, kitHint(l07))
 	}
+}
+
+// l07dEvents lists events with every field (Event.String leaves out the
+// Arg of most kinds).
+func l07dEvents(evs []Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		fmt.Fprintf(&b, "{%s G=%d P=%d M=%d Arg=%d N=%d} ", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N)
+	}
+	return strings.TrimSpace(b.String())
 }
