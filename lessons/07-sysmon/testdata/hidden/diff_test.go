@@ -327,24 +327,7 @@ func l07dSysmon(w *l07dWorld, rounds int, wakeAfter int64, ref bool) string {
 			clock.Add(us * 1000)
 		}
 	}
-	stopWaker := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stopWaker:
-				return
-			case <-time.After(20 * time.Microsecond):
-			}
-			if sched.lock.TryLock() {
-				if sched.sysmonwait.Load() {
-					clock.Add(wakeAfter)
-					sched.sysmonwait.Store(false)
-					notewakeup(&sched.sysmonnote)
-				}
-				sched.lock.Unlock()
-			}
-		}
-	}()
+	stopWaker := l07dWaker(sched, &clock, wakeAfter)
 	sched.mWG.Add(1)
 	done := make(chan struct{})
 	go func() {
@@ -359,13 +342,15 @@ func l07dSysmon(w *l07dWorld, rounds int, wakeAfter int64, ref bool) string {
 		// As Close does: closing set; the waker wakes a deep sleep.
 		sched.closing.Store(true)
 		close(release)
+		stopWaker := l07dWaker(sched, &clock, wakeAfter)
+		defer stopWaker()
 		select {
 		case <-done:
 		case <-time.After(l07dLimit): // left behind: the failure is reported
 		}
-		close(stopWaker)
 	}
 	var what string
+	defer stopWaker() // before the test looks: it would see sched.lock held by the waker
 	select {
 	case <-held:
 		what = fmt.Sprintf("asked for its sleep #%d", rounds+1)
@@ -391,6 +376,36 @@ func l07dSysmon(w *l07dWorld, rounds int, wakeAfter int64, ref bool) string {
 	}
 	w.now = clock.Load()
 	return what
+}
+
+// l07dWaker starts an M that ends sysmon's deep sleeps as a syscall
+// does: under sched.lock, if sysmonwait is set, it moves the clock on by
+// wakeAfter, clears sysmonwait and wakes sysmonnote. It returns a function
+// that stops it and waits until it has.
+func l07dWaker(sched *schedt, clock *atomic.Int64, wakeAfter int64) func() {
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Microsecond):
+			}
+			if sched.lock.TryLock() {
+				if sched.sysmonwait.Load() {
+					clock.Add(wakeAfter)
+					sched.sysmonwait.Store(false)
+					notewakeup(&sched.sysmonnote)
+				}
+				sched.lock.Unlock()
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-stopped
+	}
 }
 
 // l07dObserve adds what retake, preemptone and sysmon change beyond the
