@@ -658,6 +658,8 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 					st.kit.Ps[i].Running, st.kit.Ps[i].Syscall, st.Ps[i].NoG = false, true, false
 				}
 			}
+			st.Timer = []int{0, 1, 3, 3}[r.IntN(4)] // how long the deep sleep may last, or none
+			st.kit.Trace = true                     // EvSysmonSleep says how long
 		}
 		ops = append(ops, kitOp{Kind: "sysmon", K: 1 + r.IntN(70), MinK: 1})
 	}
