@@ -59,4 +59,3 @@ func TestFileName(t *testing.T) {
 		t.Errorf("FileName(runq.go) = %q, want ref_runq_test.go", got)
 	}
 }
-
