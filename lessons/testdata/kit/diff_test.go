@@ -458,6 +458,54 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 	}
 }
 
+// kitDiffLoop is kitDiff for a lesson whose state is its own (S, not
+// kitState): run says where the learner's and the reference's runs of a
+// state differ ("" if nowhere) and whether the learner's hung; shrink makes
+// a failing state smaller; name names an operation. A state whose run hung
+// is reported as it is: shrinking would wait for the hang again and again.
+func kitDiffLoop[S fmt.Stringer](t *testing.T, lesson, file, clock string, n int, gen func(r *rand.Rand) (S, []kitOp),
+	run func(S, []kitOp, *[2]map[int64]*g) (string, bool), shrink func(S, []kitOp, func(S, []kitOp) bool) (S, []kitOp), name func(kitOp, S) string) {
+	t.Helper()
+	pools := &[2]map[int64]*g{{}, {}}
+	hung := false
+	fails := func(st S, ops []kitOp) bool {
+		diff, h := run(st, ops, pools)
+		hung = hung || h
+		return diff != "" && !hung
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		st, ops := gen(rand.New(rand.NewPCG(seed, 0x6b617461)))
+		diff, h := run(st, ops, pools)
+		if diff == "" {
+			continue
+		}
+		shrunk := "shrunk"
+		if hung = h; !hung {
+			st, ops = shrink(st, ops, fails)
+			diff, _ = run(st, ops, pools)
+		} else {
+			shrunk = "not shrunk: an operation of yours hung"
+		}
+		names := make([]string, len(ops))
+		for i, op := range ops {
+			names[i] = name(op, st)
+		}
+		t.Fatalf("your %s and the reference's disagree (state %d, %s%s):\nstate: %s\noperations: %s\n%s\n"+
+			"(what this test compares is under \"What the tests check\" in: kata task %s)%s",
+			file, seed, shrunk, clock, st, strings.Join(names, "; "), diff, lesson[:2], kitHint(lesson))
+	}
+}
+
+// kitEvents lists events with every field (Event.String leaves out the
+// Arg of most kinds).
+func kitEvents(evs []Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		fmt.Fprintf(&b, "{%s G=%d P=%d M=%d Arg=%d N=%d} ", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N)
+	}
+	return strings.TrimSpace(b.String())
+}
+
 // kitShrink makes a failing state and its operations smaller while fails
 // still holds: fewer operations, fewer Ps, fewer Gs on each ring and on
 // the global queue, no runnext, an idle P, smaller counters, smaller

@@ -23,7 +23,7 @@ import (
 // which P (spinning or not), the idle P list, npidle and idlepMask,
 // sched.lock, the trace.
 func TestL05Differential(t *testing.T) {
-	l05diff(t, 400)
+	kitDiffLoop(t, l05, "spinning.go", "", 400, l05dGen, l05dRun, l05dShrink, l05dOpName)
 }
 
 // l05dState is a generated state: the kit's (Ps and their queues, the
@@ -259,7 +259,7 @@ func l05dDo(w *l05dWorld, op kitOp, ref bool) string {
 func l05dObserve(w *l05dWorld, o *kitObs) {
 	sched := w.sched
 	if w.trace {
-		o.addf("trace events, every field", "%s", l05dEvents(w.events))
+		o.addf("trace events, every field", "%s", kitEvents(w.events))
 	}
 	o.addf("needspinning", "%d", sched.needspinning.Load())
 	var mask []uint32
@@ -482,45 +482,3 @@ func l05dGen(r *rand.Rand) (l05dState, []kitOp) {
 	return st, ops
 }
 
-// l05diff runs the differential test on n generated states.
-func l05diff(t *testing.T, n int) {
-	t.Helper()
-	pools := &[2]map[int64]*g{{}, {}}
-	hung := false
-	fails := func(st l05dState, ops []kitOp) bool {
-		diff, h := l05dRun(st, ops, pools)
-		hung = hung || h
-		return diff != "" && !hung // once a run hung, shrinking would wait again and again
-	}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		st, ops := l05dGen(rand.New(rand.NewPCG(seed, 0x6b617461)))
-		diff, h := l05dRun(st, ops, pools)
-		if diff == "" {
-			continue
-		}
-		shrunk := "shrunk"
-		if hung = h; !hung {
-			st, ops = l05dShrink(st, ops, fails)
-			diff, _ = l05dRun(st, ops, pools)
-		} else {
-			shrunk = "not shrunk: an operation of yours hung"
-		}
-		names := make([]string, len(ops))
-		for i, op := range ops {
-			names[i] = l05dOpName(op, st)
-		}
-		t.Fatalf("your spinning.go and the reference's disagree (state %d, %s):\nstate: %s\noperations: %s\n%s\n"+
-			"(what this test compares is under \"What the tests check\" in: kata task 05)%s",
-			seed, shrunk, st, strings.Join(names, "; "), diff, kitHint(l05))
-	}
-}
-
-// l05dEvents lists events with every field (Event.String leaves out the
-// Arg of most kinds).
-func l05dEvents(evs []Event) string {
-	var b strings.Builder
-	for _, ev := range evs {
-		fmt.Fprintf(&b, "{%s G=%d P=%d M=%d Arg=%d N=%d} ", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N)
-	}
-	return strings.TrimSpace(b.String())
-}

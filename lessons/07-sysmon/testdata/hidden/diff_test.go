@@ -28,7 +28,7 @@ import (
 // was handed which P (spinning or not), nmidlelocked, the stop-the-world's
 // count, the trace, and the sleeps sysmon asked for.
 func TestL07Differential(t *testing.T) {
-	l07diff(t, 300)
+	kitDiffLoop(t, l07, "sysmon.go", "; t0 = 1s on the clock", 300, l07dGen, l07dRun, l07dShrink, func(op kitOp, _ l07dState) string { return l07dOpName(op) })
 }
 
 // l07steps are how far the clock moves before an operation, and how long
@@ -413,7 +413,7 @@ func l07dWaker(sched *schedt, clock *atomic.Int64, wakeAfter int64) func() {
 func l07dObserve(w *l07dWorld, o *kitObs) {
 	sched := w.sched
 	if w.trace {
-		o.addf("trace events, every field", "%s", l07dEvents(w.events))
+		o.addf("trace events, every field", "%s", kitEvents(w.events))
 	}
 	for i, pp := range w.ps {
 		pd := pp.sysmontick
@@ -666,45 +666,3 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 	return st, ops
 }
 
-// l07diff runs the differential test on n generated states.
-func l07diff(t *testing.T, n int) {
-	t.Helper()
-	pools := &[2]map[int64]*g{{}, {}}
-	hung := false
-	fails := func(st l07dState, ops []kitOp) bool {
-		diff, h := l07dRun(st, ops, pools)
-		hung = hung || h
-		return diff != "" && !hung // once a run hung, shrinking would wait again and again
-	}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		st, ops := l07dGen(rand.New(rand.NewPCG(seed, 0x6b617461)))
-		diff, h := l07dRun(st, ops, pools)
-		if diff == "" {
-			continue
-		}
-		shrunk := "shrunk"
-		if hung = h; !hung {
-			st, ops = l07dShrink(st, ops, fails)
-			diff, _ = l07dRun(st, ops, pools)
-		} else {
-			shrunk = "not shrunk: an operation of yours hung"
-		}
-		names := make([]string, len(ops))
-		for i, op := range ops {
-			names[i] = l07dOpName(op)
-		}
-		t.Fatalf("your sysmon.go and the reference's disagree (state %d, %s; t0 = 1s on the clock):\nstate: %s\noperations: %s\n%s\n"+
-			"(what this test compares is under \"What the tests check\" in: kata task 07)%s",
-			seed, shrunk, st, strings.Join(names, "; "), diff, kitHint(l07))
-	}
-}
-
-// l07dEvents lists events with every field (Event.String leaves out the
-// Arg of most kinds).
-func l07dEvents(evs []Event) string {
-	var b strings.Builder
-	for _, ev := range evs {
-		fmt.Fprintf(&b, "{%s G=%d P=%d M=%d Arg=%d N=%d} ", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N)
-	}
-	return strings.TrimSpace(b.String())
-}
