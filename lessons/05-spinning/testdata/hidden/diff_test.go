@@ -481,4 +481,3 @@ func l05dGen(r *rand.Rand) (l05dState, []kitOp) {
 	}
 	return st, ops
 }
-

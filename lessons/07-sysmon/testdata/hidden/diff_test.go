@@ -665,4 +665,3 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 	}
 	return st, ops
 }
-
