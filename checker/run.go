@@ -603,11 +603,14 @@ const raceExitCode = 66
 
 // raceEnv sets GORACE in env so that the race detector, in a binary built
 // with it, writes its reports on standard error, where kata reads them,
-// and exits with raceExitCode after a race: whatever GORACE kata was
-// given (runEnv passes it on), these two come last, and the last
-// setting of a flag wins.
+// exits with raceExitCode after a race, and waits 50 ms, not its default
+// second, before it exits: that wait is for reports still being written
+// by other threads when main returns (a report takes well under a
+// millisecond to write), and it was a third of a warm kata check and of
+// every mutant's run. Whatever GORACE kata was given (runEnv passes it
+// on), these come last, and the last setting of a flag wins.
 func raceEnv(env []string) []string {
-	const ours = "log_path=stderr exitcode=66"
+	const ours = "log_path=stderr exitcode=66 atexit_sleep_ms=50"
 	out := slices.Clone(env)
 	for i, kv := range out {
 		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {

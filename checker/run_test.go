@@ -297,7 +297,7 @@ func crash() {}
 	rr := execOK(t, r, "TestPass")
 	out := strings.Join(rr.s.pkgOutput, "\n")
 	for _, want := range []string{`env TZ="UTC"`, `env LANG="C"`, `env LC_ALL="C"`,
-		`env GORACE="log_path=stderr exitcode=66"`, `env GOTRACEBACK=""`} {
+		`env GORACE="log_path=stderr exitcode=66 atexit_sleep_ms=50"`, `env GOTRACEBACK=""`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the test binary's environment lacks %s; it printed:\n%s", want, out)
 		}

@@ -170,9 +170,9 @@ func TestHarnessFeed(t *testing.T) {
 // on standard error and exits with raceExitCode after a race.
 func TestRaceEnv(t *testing.T) {
 	for _, c := range []struct{ in, want []string }{
-		{[]string{"PATH=/bin"}, []string{"PATH=/bin", "GORACE=log_path=stderr exitcode=66"}},
+		{[]string{"PATH=/bin"}, []string{"PATH=/bin", "GORACE=log_path=stderr exitcode=66 atexit_sleep_ms=50"}},
 		{[]string{"GORACE=log_path=/tmp/r exitcode=0 history_size=3", "HOME=/tmp"},
-			[]string{"GORACE=log_path=/tmp/r exitcode=0 history_size=3 log_path=stderr exitcode=66", "HOME=/tmp"}},
+			[]string{"GORACE=log_path=/tmp/r exitcode=0 history_size=3 log_path=stderr exitcode=66 atexit_sleep_ms=50", "HOME=/tmp"}},
 	} {
 		if got := raceEnv(c.in); strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("raceEnv(%q) = %q, want %q", c.in, got, c.want)
