@@ -154,9 +154,11 @@ func TestL01PutBatch(t *testing.T) {
 }
 
 func TestL01GrabOlderHalf(t *testing.T) {
+	// One pair of Ps for every size: each round leaves the victim's ring
+	// empty, with its head and tail wherever the last round left them.
+	sched := kitSched(2, Config{})
+	victim, thief := sched.allp[0], sched.allp[1]
 	for n := 0; n <= 256; n++ {
-		sched := kitSched(2, Config{})
-		victim, thief := sched.allp[0], sched.allp[1]
 		gs := kitGs(sched, 1, n)
 		for _, gp := range gs {
 			runqputtail(victim, gp)
@@ -182,8 +184,8 @@ func TestL01GrabOlderHalf(t *testing.T) {
 	}
 
 	// batchHead and wrap-around in the batch ring.
-	sched := kitSched(2, Config{})
-	victim, thief := sched.allp[0], sched.allp[1]
+	sched = kitSched(2, Config{})
+	victim, thief = sched.allp[0], sched.allp[1]
 	gs := kitGs(sched, 1, 10)
 	for _, gp := range gs {
 		runqputtail(victim, gp)
@@ -245,10 +247,14 @@ func TestL01GrabOlderHalf(t *testing.T) {
 // while the owner takes and puts many Gs, and read the tail long after:
 // tail - head then counts more Gs than a ring can hold. runqgrab must take
 // nothing on such a read and read again. The test shows a thief that view
-// and keeps it for 200ms (head 0, tail 300: n - n/2 = 150 > 128; then
+// and keeps it for 200ms, or until the thief has made 2000 atomic
+// operations on it (head 0, tail 300: n - n/2 = 150 > 128; then
 // head 0, tail 257: n - n/2 = 129), then moves the head to where the owner
 // really is (100: 200 Gs queued) and expects the grab of those.
 func l01grabInconsistentRead(t *testing.T) {
+	// l01spinOps atomic operations on one view is reading again: a grab
+	// that takes from that view returns after a few dozen.
+	const l01spinOps = 2000
 	t.Helper()
 	for _, tail := range []uint32{300, 257} {
 		sched := kitSched(2, Config{})
@@ -265,6 +271,11 @@ func l01grabInconsistentRead(t *testing.T) {
 			n     uint32
 			panic any
 		}
+		// The thief's atomic operations, counted: a runqgrab that reads
+		// again and again on this view is known to by its count, without
+		// waiting out the whole 200ms.
+		var ops atomic.Int64
+		old := setInterleaveHook(func() { ops.Add(1) })
 		done := make(chan result, 1)
 		go func() {
 			defer func() {
@@ -277,10 +288,12 @@ func l01grabInconsistentRead(t *testing.T) {
 		view := fmt.Sprintf("runqhead = 0 and runqtail = %d (tail - head = %d, so n - n/2 = %d: more than half a ring, which no ring ever holds)", tail, tail, tail-tail/2)
 		var r result
 		returned := false
-		select {
-		case r = <-done:
-			returned = true
-		case <-time.After(200 * time.Millisecond):
+		for deadline := time.Now().Add(200 * time.Millisecond); !returned && time.Now().Before(deadline) && ops.Load() < l01spinOps; {
+			select {
+			case r = <-done:
+				returned = true
+			case <-time.After(time.Millisecond):
+			}
 		}
 		if returned && (r.panic != nil || r.n != 0 || victim.runqhead.Load() != 0) {
 			if r.panic != nil {
@@ -290,6 +303,7 @@ func l01grabInconsistentRead(t *testing.T) {
 				"the count is not real. If n - n/2 > len(runq)/2 (128), take nothing and read both again"+kitHint(l01), view, r.n, victim.runqhead.Load())
 		}
 		if returned {
+			setInterleaveHook(old)
 			continue // it took nothing: harmless (the runtime reads again)
 		}
 		victim.runqhead.Store(head) // where the owner really is: 200 - 100 Gs queued
@@ -298,6 +312,7 @@ func l01grabInconsistentRead(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("runqgrab did not return within 5s after the victim's head moved to %d (%d Gs queued, a consistent view): read the head and the tail again each time round"+kitHint(l01), head, tail-head)
 		}
+		setInterleaveHook(old)
 		want := (tail - head) - (tail-head)/2
 		if r.panic != nil || r.n != want {
 			t.Fatalf("runqgrab, first shown %s and then runqhead = %d, returned (%d, panic %v), want %d: n - n/2 of the %d Gs really queued", view, head, r.n, r.panic, want, tail-head)

@@ -265,7 +265,7 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 					if !s.sysmonwait.Load() {
 						return // sysmon was quicker: nothing to judge
 					}
-					time.Sleep(200 * time.Millisecond) // sysmon times out, and waits for the lock
+					time.Sleep(80 * time.Millisecond) // sysmon times out (its real timer: 20ms), and waits for the lock
 					if s.sysmonwait.Load() {
 						s.sysmonwait.Store(false)
 						notewakeup(&s.sysmonnote)

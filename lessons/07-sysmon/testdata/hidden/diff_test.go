@@ -386,11 +386,13 @@ func l07dWaker(sched *schedt, clock *atomic.Int64, wakeAfter int64) func() {
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
+		tick := time.NewTicker(20 * time.Microsecond)
+		defer tick.Stop()
 		for {
 			select {
 			case <-stop:
 				return
-			case <-time.After(20 * time.Microsecond):
+			case <-tick.C:
 			}
 			if sched.lock.TryLock() {
 				if sched.sysmonwait.Load() {
