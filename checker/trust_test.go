@@ -181,21 +181,21 @@ func TestRaceEnv(t *testing.T) {
 }
 
 // TestLessonBudget: a lesson's grading, all its runs together, stops at
-// its budget (lessonBudget), here made 20 s: the test running then is
+// its budget (lessonBudget), here made 8 s: the test running then is
 // stopped, and no run starts after it.
 func TestLessonBudget(t *testing.T) {
 	limits := map[string]time.Duration{"TestPanic": 50 * time.Second, "TestPass": time.Minute, "TestFail": time.Minute}
 	saved := budgetSlack
-	budgetSlack = 20*time.Second - buildAllowance - (50*time.Second + 2*time.Minute)
+	budgetSlack = 8*time.Second - buildAllowance - (50*time.Second + 2*time.Minute)
 	t.Cleanup(func() { budgetSlack = saved })
 	res := gradeMini(t, "package sched\n\nfunc crash() { select {} }\n", false, 0, limits)
 	wantTests(t, res, map[string][2]string{
-		"TestPanic": {StatusFail, "stopped: the lesson's time budget (20s: "},
-		"TestPass":  {StatusFail, notRunPrefix + "the lesson's time budget (20s: "},
-		"TestFail":  {StatusFail, notRunPrefix + "the lesson's time budget (20s: "},
+		"TestPanic": {StatusFail, "stopped: the lesson's time budget (8s: "},
+		"TestPass":  {StatusFail, notRunPrefix + "the lesson's time budget (8s: "},
+		"TestFail":  {StatusFail, notRunPrefix + "the lesson's time budget (8s: "},
 	})
-	if res.WallTime > 30 {
-		t.Errorf("graded in %.0fs, want the budget's 20s", res.WallTime)
+	if res.WallTime > 18 {
+		t.Errorf("graded in %.0fs, want the budget's 8s", res.WallTime)
 	}
 }
 
