@@ -2,6 +2,8 @@ package checker
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -31,6 +33,17 @@ type ModuleDirs struct {
 	// Kit is the directory of the hidden tests' kit (its *_test.go
 	// files), which the lessons' benchmarks use too.
 	Kit string
+}
+
+// WriteOverlay writes a go build -overlay file at path mapping each path
+// of the grading module to the file to use instead, and returns path. The
+// grader's runs and the engines' programs all write theirs with it.
+func WriteOverlay(path string, replace map[string]string) (string, error) {
+	data, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, data, 0o644)
 }
 
 // ModuleDirs returns where c's grading module is.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -258,12 +257,7 @@ func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]
 
 // saveOverlay writes replace as an -overlay file in dir.
 func saveOverlay(dir string, replace map[string]string) (string, error) {
-	data, err := json.Marshal(map[string]any{"Replace": replace})
-	if err != nil {
-		return "", err
-	}
-	f := filepath.Join(dir, "overlay.json")
-	return f, os.WriteFile(f, data, 0o644)
+	return WriteOverlay(filepath.Join(dir, "overlay.json"), replace)
 }
 
 // makeWork makes the run's private directory and the snapshot of the

@@ -288,7 +288,7 @@ func buildBench(ctx context.Context, dirs checker.ModuleDirs, tmp, name string, 
 	for base, path := range added {
 		ov[filepath.Join(dirs.Package, "zz_bench_"+base)] = path
 	}
-	overlay, err := program.WriteOverlay(filepath.Join(tmp, name+".overlay.json"), ov)
+	overlay, err := checker.WriteOverlay(filepath.Join(tmp, name+".overlay.json"), ov)
 	if err != nil {
 		return nil, err
 	}

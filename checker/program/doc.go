@@ -11,7 +11,7 @@
 //
 // What the engines share is here:
 //
-//   - LearnerOverlay and WriteOverlay make the -overlay file: the
+//   - LearnerOverlay makes the -overlay map (checker.WriteOverlay writes it): the
 //     learner's files over the module's package, and whatever the engine
 //     adds (the benchmarks, the scenario program);
 //   - Go runs the go command (go build, go test -c) in the grading

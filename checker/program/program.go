@@ -3,7 +3,6 @@ package program
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,16 +61,6 @@ func LearnerOverlay(dirs checker.ModuleDirs, files map[string]string) (map[strin
 		ov[filepath.Join(dirs.Package, base)] = abs
 	}
 	return ov, nil
-}
-
-// WriteOverlay writes a go build -overlay file at path mapping each path
-// of the grading module to the file to use instead, and returns path.
-func WriteOverlay(path string, replace map[string]string) (string, error) {
-	data, err := json.Marshal(map[string]any{"Replace": replace})
-	if err != nil {
-		return "", err
-	}
-	return path, os.WriteFile(path, data, 0o644)
 }
 
 // Go runs the go command with args in the grading module, within

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/checker"
 	"github.com/gmp-kata/gmp-kata/checker/internal/checkertest"
 )
 
@@ -42,7 +43,7 @@ func TestGoBuildFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	overlay, err := WriteOverlay(t.TempDir()+"/overlay.json", ov)
+	overlay, err := checker.WriteOverlay(t.TempDir()+"/overlay.json", ov)
 	if err != nil {
 		t.Fatal(err)
 	}

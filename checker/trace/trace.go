@@ -294,7 +294,7 @@ func build(ctx context.Context, c *checker.Checker, tmp string, files map[string
 	if err := addSources(dirs, srcDir, ov); err != nil {
 		return "", err
 	}
-	overlay, err := program.WriteOverlay(filepath.Join(tmp, "overlay.json"), ov)
+	overlay, err := checker.WriteOverlay(filepath.Join(tmp, "overlay.json"), ov)
 	if err != nil {
 		return "", err
 	}
