@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/internal/threadcpu"
 )
 
 // fakeRaces is what a test can print before it crashes: a race report's
@@ -44,7 +46,7 @@ func best(f func()) time.Duration {
 	b := time.Duration(1 << 62)
 	for range 5 {
 		runtime.GC()
-		b = min(b, threadCPU(f))
+		b = min(b, threadcpu.Of(f))
 	}
 	return b
 }

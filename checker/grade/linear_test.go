@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/internal/threadcpu"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -139,7 +140,7 @@ func rootWork(entries, levels int) time.Duration {
 	best := time.Duration(1 << 62)
 	for range 3 {
 		runtime.GC()
-		best = min(best, threadCPU(func() {
+		best = min(best, threadcpu.Of(func() {
 			for range 200 {
 				tr.root([]string{"runq.go"})
 			}

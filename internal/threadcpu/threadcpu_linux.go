@@ -1,4 +1,4 @@
-package checker
+package threadcpu
 
 import (
 	"runtime"
@@ -6,10 +6,9 @@ import (
 	"time"
 )
 
-// threadCPU runs f on one locked thread and returns the CPU time that
-// thread spent: work, not the wait for a core on a busy machine, so that
-// comparing two sizes of input compares what kata did.
-func threadCPU(f func()) time.Duration {
+// Of runs f on one locked thread and returns the CPU time that thread
+// spent: work, not the wait for a core.
+func Of(f func()) time.Duration {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var before, after syscall.Rusage
