@@ -3,15 +3,14 @@
 package checker
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/internal/liveprocs"
 )
 
 // TestForgedReport: a report written on the harness's report pipe by the
@@ -31,25 +30,6 @@ func init() {
 	if rr.harness == nil || rr.harness.Honest {
 		t.Errorf("harness report %+v, want a dishonest one", rr.harness)
 	}
-}
-
-// marked lists the processes with marker in their environment.
-func marked(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(data, []byte(marker)) {
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
 }
 
 // TestNothingOutlivesARun: children the test binary starts, in its
@@ -93,7 +73,7 @@ func init() {
 		if rr.harness == nil || rr.harness.Verdicts["TestPass"] != "pass" {
 			t.Fatalf("the run did not reach its end: %+v\n%s", rr.harness, strings.Join(rr.s.pkgOutput, "\n"))
 		}
-		if left := marked(marker); len(left) > 0 {
+		if left := liveprocs.WithEnv(marker); len(left) > 0 {
 			for _, pid := range left {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}

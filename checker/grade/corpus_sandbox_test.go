@@ -1,7 +1,6 @@
 package grade
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -18,6 +17,8 @@ import (
 	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/gmp-kata/gmp-kata/checker/sandbox"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/gmp-kata/gmp-kata/internal/liveprocs"
 )
 
 // The hostile submissions below attack the machine that grades them, not
@@ -80,11 +81,11 @@ func attack(t testing.TB) *attackProbe {
 		// The attacks' processes die, and only then is their TMPDIR
 		// removed: one still writing would leave it behind.
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			left := marked(p.marker)
+			left := liveprocs.WithEnv("KATA_HOSTILE_MARKER=" + p.marker)
 			if len(left) == 0 || time.Now().After(deadline) {
 				break
 			}
-			kill(left)
+			liveprocs.Kill(left)
 		}
 		if err := os.RemoveAll(tmp); err != nil {
 			t.Errorf("removing the attacks' TMPDIR: %v", err)
@@ -95,41 +96,12 @@ func attack(t testing.TB) *attackProbe {
 	return p
 }
 
-// marked returns the live processes with KATA_HOSTILE_MARKER=marker... in
-// their environment.
-func marked(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(data, []byte("KATA_HOSTILE_MARKER="+marker)) {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-func kill(pids []int) {
-	for _, pid := range pids {
-		if p, err := os.FindProcess(pid); err == nil {
-			_ = p.Kill()
-		}
-	}
-}
-
 // noSurvivors checks no process an attack started is alive, and kills
 // those that are.
 func noSurvivors(t *testing.T, name string) {
 	t.Helper()
-	left := marked(probe.marker + "-" + name)
-	kill(left)
+	left := liveprocs.WithEnv("KATA_HOSTILE_MARKER=" + probe.marker + "-" + name)
+	liveprocs.Kill(left)
 	assert.Empty(t, left, "processes started by %s outlived its grading", name)
 }
 

@@ -9,12 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/internal/liveprocs"
 )
 
 // The tests below run testdata/hostile, a program that tries one attack
@@ -309,32 +310,6 @@ func TestExtraFiles(t *testing.T) {
 	}
 }
 
-// marked returns the processes whose environment holds
-// HOSTILE_MARKER=marker.
-func marked(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(data, []byte("HOSTILE_MARKER="+marker+"\x00")) {
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
-}
-
-func killAll(pids []int) {
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-}
-
 // TestNothingOutlivesTheRun: children the program left, in its process
 // group or in sessions of their own, die when it exits, isolated or not.
 func TestNothingOutlivesTheRun(t *testing.T) {
@@ -342,8 +317,8 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 		marker := fmt.Sprintf("unconfined-%s-%d", mode, time.Now().UnixNano())
 		unconfined(t, "spawn", marker, "5", mode)
 		time.Sleep(200 * time.Millisecond)
-		left := marked(marker)
-		killAll(left)
+		left := liveprocs.WithEnv("HOSTILE_MARKER=" + marker + "\x00")
+		liveprocs.Kill(left)
 		if len(left) != 5 {
 			t.Fatalf("unconfined (%s): %d sleepers left, want 5", mode, len(left))
 		}
@@ -355,8 +330,8 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 			if got := inSandbox(t, isolate, Spec{}, "spawn", marker, "5", mode); got != "spawned" {
 				t.Fatalf("isolated %v: %s", isolate, got)
 			}
-			if left := marked(marker); len(left) > 0 {
-				killAll(left)
+			if left := liveprocs.WithEnv("HOSTILE_MARKER=" + marker + "\x00"); len(left) > 0 {
+				liveprocs.Kill(left)
 				t.Errorf("isolated %v (%s): %d processes outlived the run", isolate, mode, len(left))
 			}
 		}
@@ -376,11 +351,11 @@ func TestKillKillsEverything(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, func() bool { return len(marked(marker)) == 1 })
+		waitFor(t, func() bool { return len(liveprocs.WithEnv("HOSTILE_MARKER="+marker+"\x00")) == 1 })
 		p.Kill()
 		_ = p.Wait()
-		if left := marked(marker); len(left) > 0 {
-			killAll(left)
+		if left := liveprocs.WithEnv("HOSTILE_MARKER=" + marker + "\x00"); len(left) > 0 {
+			liveprocs.Kill(left)
 			t.Errorf("isolated %v: %d processes outlived Kill", isolate, len(left))
 		}
 	}
@@ -419,10 +394,10 @@ func TestDiesWithKata(t *testing.T) {
 	if err := kata.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return len(marked(marker)) == 1 })
+	waitFor(t, func() bool { return len(liveprocs.WithEnv("HOSTILE_MARKER="+marker+"\x00")) == 1 })
 	_ = kata.Process.Kill()
 	_ = kata.Wait()
-	waitFor(t, func() bool { return len(marked(marker)) == 0 })
+	waitFor(t, func() bool { return len(liveprocs.WithEnv("HOSTILE_MARKER="+marker+"\x00")) == 0 })
 }
 
 // TestMemoryCountsEveryProcess: Memory adds up every process of the run,
@@ -445,7 +420,7 @@ func TestMemoryCountsEveryProcess(t *testing.T) {
 		}
 		p.Kill()
 		_ = p.Wait()
-		killAll(marked(marker))
+		liveprocs.Kill(liveprocs.WithEnv("HOSTILE_MARKER=" + marker + "\x00"))
 	}
 }
 
