@@ -199,7 +199,7 @@ func TestTaskSaysWhatToDoFirstOnlyUntilItPasses(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	out, _, code := kata(t, dir, "task", "2")
 	require.Equal(t, exitOK, code)
-	assert.Contains(t, out, "Do first: 01-ringbuffer")
+	assert.Contains(t, out, "Best done first (this lesson builds on them; until you pass them, checks use the reference's files in their place): 01-ringbuffer")
 
 	ws, err := workspace.Find(dir)
 	require.NoError(t, err)
@@ -207,7 +207,7 @@ func TestTaskSaysWhatToDoFirstOnlyUntilItPasses(t *testing.T) {
 	require.NoError(t, ws.Save())
 	out, _, code = kata(t, dir, "task", "02")
 	require.Equal(t, exitOK, code)
-	assert.NotContains(t, out, "Do first", "lesson 01 passed: nothing is left to do first")
+	assert.NotContains(t, out, "Best done first", "lesson 01 passed: nothing is left to do first")
 }
 
 // A helper file of the learner's own is named at once as not graded,

@@ -39,7 +39,7 @@ func runTask(c *cli.Context) error {
 		}
 	}
 	if len(todo) > 0 {
-		fmt.Fprintf(w, "Do first: %s\n", strings.Join(todo, ", "))
+		fmt.Fprintf(w, "Best done first (this lesson builds on them; until you pass them, checks use the reference's files in their place): %s\n", strings.Join(todo, ", "))
 	}
 	return nil
 }
