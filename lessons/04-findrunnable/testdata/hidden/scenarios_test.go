@@ -114,6 +114,21 @@ func (r *l04sTrace) events() []Event {
 	return append([]Event(nil), r.evs...)
 }
 
+// procStartAfterSpinStop reports whether the trace shows a P started
+// (acquirep's EvProcStart) after the first EvSpinStop.
+func (r *l04sTrace) procStartAfterSpinStop() bool {
+	stopped := false
+	for _, ev := range r.events() {
+		switch {
+		case ev.Kind == EvSpinStop:
+			stopped = true
+		case ev.Kind == EvProcStart && stopped:
+			return true
+		}
+	}
+	return false
+}
+
 // spinStartAfterStop returns the first EvSpinStart after the first
 // EvSpinStop, and whether there is one.
 func (r *l04sTrace) spinStartAfterStop() (Event, bool) {
@@ -624,6 +639,12 @@ func TestL04GiveUpSpinning(t *testing.T) {
 		t.Fatalf("%s: the M never stopped spinning (no EvSpinStop); findRunnable returned %s (parked=%v)"+kitHint(l04), setup, kitID(r.gp), r.parked)
 	}
 	if r.parked || r.gp == nil || r.gp.goid != 42 {
+		if !tr.procStartAfterSpinStop() {
+			// No P taken after the stop: the M never saw G 42.
+			t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 42, and this M took no P after it stopped spinning: it never saw G 42. "+
+				"The last look at every P's queue (checkRunqsNoP, on the snapshots) must come after stopSpinning: work queued before the stop was left to this spinner by whoever queued it"+kitHint(l04),
+				setup, kitID(r.gp), r.parked)
+		}
 		t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 42: checkRunqsNoP found it and handed this M a P; acquirep it, becomeSpinning and start over. Without becomeSpinning, shouldSpin says no (2*1 < 3-1 is false: the other M spins) and G 42 is never stolen"+kitHint(l04),
 			setup, kitID(r.gp), r.parked)
 	}
