@@ -712,6 +712,47 @@ func TestL04Timers(t *testing.T) {
 			setup, mp.spinning, sched.nmspinning.Load())
 	}
 
+	// No timer when the M looked (checkTimers found none); another M arms
+	// one while this M gives up its P. Nobody waits for timers, so
+	// addtimer woke nobody: this M, about to sleep, must see the new
+	// timer0When and wait for it.
+	for _, spinning := range []bool{true, false} {
+		clock.Store(l04sT0)
+		sched := l04sSched(1, Config{Nanotime: clock.Load, Debug: true})
+		mp := l04sM(sched, 0)
+		armed := false
+		sched.trace = func(ev Event) {
+			if ev.Kind == EvProcStop && !armed {
+				armed = true
+				l04sSleeper(sched, 5, when)
+			}
+		}
+		if !spinning {
+			sched.nmspinning.Store(2) // two other Ms spin: the gate keeps this one from spinning
+			mp.spinning = false
+		}
+		setup := fmt.Sprintf("1 P, every queue empty, no timer and no M waiting for timers; this M (spinning: %v) looks, finds nothing, and the moment it releases its P (EvProcStop) another M arms G 5's timer, due in an hour (its addtimer woke nobody: nobody waited)", spinning)
+		waited := false
+		r := l04sFind(t, mp, l04sOpts{
+			setup: setup,
+			stuck: ". It should wait for the new timer (blockUntilTimer), which the test ends by moving the clock to the deadline and breaking the wait (netpollBreak)",
+			watch: func() {
+				if !waited && sched.pollUntil.Load() == when {
+					waited = true
+					clock.Store(when)
+					netpollBreak(sched)
+				}
+			},
+		})
+		if !armed {
+			t.Fatalf("%s: the M never released its P (no EvProcStop); findRunnable returned %s (parked=%v)"+kitHint(l04), setup, kitID(r.gp), r.parked)
+		}
+		if r.parked || !waited {
+			t.Fatalf("%s: findRunnable %s and nobody waits for G 5's timer: the deadline to wait for is the earlier of what checkTimers returned at the start and sched.timer0When read again once the P is released (min0(pollUntil, sched.timer0When.Load())), "+
+				"because a timer armed meanwhile woke nobody"+kitHint(l04), setup, map[bool]string{true: "parked the M for good (stopm)", false: "returned " + kitID(r.gp) + " without waiting"}[r.parked])
+		}
+	}
+
 	// Another M waits for timers (sched.lastpoll == 0) until sched.pollUntil:
 	// wake it (netpollBreak) if it would sleep past this timer.
 	type pollCase struct {
