@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"runtime/debug"
+	"time"
 
+	"github.com/gmp-kata/gmp-kata/checker"
 	"github.com/gmp-kata/gmp-kata/internal/workspace"
 	"github.com/urfave/cli/v2"
 )
@@ -56,8 +60,47 @@ func runInit(c *cli.Context) error {
 		printClassroom(c, ws.Dir)
 		return nil
 	}
+	prepareChecks(c)
 	fmt.Fprintf(w, "  cd %s\n  kata task 01      # what lesson 01 asks\n  kata check 01     # grade your runq.go\n  kata              # where you are, any time\n", ws.Dir)
 	return nil
+}
+
+// prepareChecks builds, once per kata and Go installation, what a first
+// check would otherwise spend half a minute on, the learner waiting: the
+// race detector's build of Go's standard library, of the reference and of
+// the hidden tests' kit. It does it by grading the reference's own runq.go
+// on one quick test of lesson 01, into Go's build cache, and leaves a stamp
+// in kata's cache directory. A failure here is not init's: the first check
+// says what is wrong.
+func prepareChecks(c *cli.Context) {
+	ck, err := checker.New(checker.Options{MaxTimeouts: 1})
+	if err != nil {
+		return
+	}
+	stamp := filepath.Join(checker.DefaultCacheDir(), "prepared", ck.Fingerprint()+"-"+runtime.Version())
+	if _, err := os.Stat(stamp); err == nil {
+		return
+	}
+	l, err := ck.Registry().Lookup("01")
+	if err != nil {
+		return
+	}
+	w := c.App.Writer
+	fmt.Fprint(w, "Building the race detector's version of Go's library and of the scheduler, once for this kata and this Go (up to a minute the first time)... ")
+	began := time.Now()
+	files := map[string]string{}
+	for _, f := range l.Files {
+		files[f] = filepath.Join(ck.ModuleDirs().Package, f) // the reference's own
+	}
+	res := ck.LessonWith(c.Context, l, files, checker.CheckOptions{Run: regexp.MustCompile(`^TestL01WrapAround$`)})
+	if res.Status != checker.StatusPass {
+		fmt.Fprintln(w, "not finished: your first check will do it.")
+		return
+	}
+	fmt.Fprintf(w, "done in %.0fs.\n\n", time.Since(began).Seconds())
+	if os.MkdirAll(filepath.Dir(stamp), 0o755) == nil {
+		_ = os.WriteFile(stamp, nil, 0o644)
+	}
 }
 
 // printClassroom says what to do with a workspace made for GitHub
