@@ -34,7 +34,7 @@ func init() {
 			{Name: "TestL01Interleavings", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "an owner and a thief, one atomic operation at a time in orders a controlled scheduler picks: every G comes out exactly once"},
 			{Name: "TestL01ConcurrentSteal", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Stress,
-				About: "an owner and three thieves on real threads: every G comes out exactly once"},
+				About: "an owner and three thieves on real threads, then an owner that refills its full ring the moment a steal makes room: every G comes out exactly once"},
 			{Name: "TestL01InScheduler", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "the whole scheduler on 4 Ps runs 3000 Gs, each exactly once"},
 			{Name: "TestL01DrainEdges", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,

@@ -437,6 +437,70 @@ func TestL01ConcurrentSteal(t *testing.T) {
 	if got, want := total.Load(), id-1; got != want {
 		t.Fatalf("%d Gs were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), want, got)
 	}
+	l01refillRace(t)
+}
+
+// l01refillRace: the owner keeps its ring full, putting a G the moment a
+// steal makes room, so that its first put lands in the very slot the
+// thief's batch starts at. A thief that reads the slots it takes after
+// its CompareAndSwap of the head (not before) copies the owner's new G in
+// place of its own first one, now and then: here, every few hundred
+// steals.
+func l01refillRace(t *testing.T) {
+	t.Helper()
+	const steals = 8000
+	sched := kitSched(2, Config{})
+	owner, thief := sched.allp[0], sched.allp[1]
+	next := int64(1)
+	put := func() {
+		runqputtail(owner, kitG(sched, next))
+		next++
+	}
+	for range 256 {
+		put()
+	}
+	var done atomic.Bool
+	var seen sync.Map // by the thief only, then read after
+	var dup atomic.Pointer[string]
+	go func() {
+		defer done.Store(true)
+		for i := 0; i < steals; i++ {
+			gp := runqsteal(thief, owner, false)
+			for ; gp != nil; gp = runqgethead(thief) {
+				if _, loaded := seen.LoadOrStore(gp.goid, true); loaded && dup.Load() == nil {
+					msg := fmt.Sprintf("the thief took %s twice", kitID(gp))
+					dup.Store(&msg)
+				}
+			}
+		}
+	}()
+	for !done.Load() {
+		if owner.runqtail.Load()-owner.runqhead.Load() < uint32(len(owner.runq)) {
+			put()
+		}
+	}
+	var lost []int64
+	taken := map[int64]bool{}
+	seen.Range(func(k, _ any) bool { taken[k.(int64)] = true; return true })
+	for gp := runqgethead(owner); gp != nil; gp = runqgethead(owner) {
+		taken[gp.goid] = true
+	}
+	for gp := sched.runq.pop(); gp != nil; gp = sched.runq.pop() {
+		taken[gp.goid] = true
+	}
+	for id := int64(1); id < next; id++ {
+		if !taken[id] {
+			lost = append(lost, id)
+		}
+	}
+	if msg := dup.Load(); msg != nil || len(lost) > 0 {
+		what := fmt.Sprintf("%d Gs lost (G %v...)", len(lost), lost[:min(len(lost), 5)])
+		if msg != nil {
+			what = *msg + ", and " + what
+		}
+		t.Fatalf("an owner kept its ring full, putting a G the moment a steal made room, while a thief stole from it: %s. "+
+			"The owner's first put after a steal lands in the slot the thief's batch starts at: read every G you take from the victim's ring before the CompareAndSwap of runqhead that commits the steal, never after"+kitHint(l01), what)
+	}
 }
 
 // TestL01InScheduler runs the real scheduler on the learner's ring.
