@@ -184,6 +184,10 @@ type kitExec struct {
 	quiet   bool // the invariant is being read: points pass through
 	end     chan struct{}
 
+	waits    []*mutex // the lock each thread waits for, or nil
+	waitAt   []string // where, for a deadlock's message
+	deadlock bool     // every thread left waits: each ends (kitDeadlock) when it runs
+
 	labels  bool     // name each operation (for the story)
 	pending []string // each thread's operation it is paused before
 	ops     []string // the story: each operation in the order made
@@ -222,19 +226,27 @@ func (e *kitExec) decide() int {
 			st.preempts++
 		}
 	}
-	any := false
+	any, waiting := false, -1
 	for t := range e.n {
-		st.enabled[t] = !e.done[t]
+		st.enabled[t] = !e.done[t] && e.waits[t] == nil
 		any = any || st.enabled[t]
-	}
-	if !any {
-		return -1
+		if !e.done[t] && e.waits[t] != nil {
+			waiting = t
+		}
 	}
 	switch {
+	case !any && waiting < 0:
+		return -1
+	case !any:
+		// Every thread left waits for a lock: a deadlock. Each is run
+		// once more, to end.
+		e.fail(kitDeadlockMsg(e.names, e.waitAt, e.done))
+		e.deadlock = true
+		st.chose = waiting
 	case i < len(e.prefix) && st.enabled[e.prefix[i]]:
 		st.chose = e.prefix[i]
 	case i < len(e.prefix):
-		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
+		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended, or waited for a lock, at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
 		st.chose = e.nextAfter(e.cur)
 	case e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] < kitSpinLimit:
 		st.chose = e.cur
@@ -259,10 +271,11 @@ func (e *kitExec) decide() int {
 	return st.chose
 }
 
-// nextAfter returns the first thread after t (round robin) not ended.
+// nextAfter returns the first thread after t (round robin) not ended and
+// not waiting for a lock (there is one: decide checked).
 func (e *kitExec) nextAfter(t int) int {
 	for d := 1; d <= e.n; d++ {
-		if u := (t + d + e.n) % e.n; !e.done[u] {
+		if u := (t + d + e.n) % e.n; !e.done[u] && e.waits[u] == nil {
 			return u
 		}
 	}
@@ -295,6 +308,41 @@ func (e *kitExec) point(t int) {
 	}
 	e.workers[next].turn <- struct{}{}
 	<-e.workers[t].turn
+}
+
+// lockWait is thread t's Lock of l, which found it held: t waits, not
+// enabled, while the others run, until l is released and its turn comes
+// again. A switch away from it costs no preemption (it cannot go on).
+func (e *kitExec) lockWait(t int, l *mutex) {
+	at := kitOpLabel()
+	e.mu.Lock()
+	e.waits[t], e.waitAt[t] = l, at
+	if e.labels {
+		e.pending[t] = "gets the lock it waited for, " + at
+	}
+	next := e.decide()
+	e.mu.Unlock()
+	if next != t {
+		e.workers[next].turn <- struct{}{}
+		<-e.workers[t].turn
+	}
+	e.mu.Lock()
+	deadlock := e.deadlock
+	e.mu.Unlock()
+	if deadlock {
+		panic(kitDeadlock{})
+	}
+}
+
+// lockReleased lets the threads waiting for l go on.
+func (e *kitExec) lockReleased(l *mutex) {
+	e.mu.Lock()
+	for t, w := range e.waits {
+		if w == l {
+			e.waits[t] = nil
+		}
+	}
+	e.mu.Unlock()
 }
 
 // exit ends thread t and hands the turn on.
@@ -338,7 +386,7 @@ func kitOpLabel() string {
 	method := ""
 	for {
 		f, more := frames.Next()
-		if i := strings.Index(f.Function, ".(*atomic"); i >= 0 {
+		if strings.Contains(f.Function, ".(*atomic") || strings.Contains(f.Function, ".(*mutex)") {
 			method = f.Function[strings.LastIndex(f.Function, ".")+1:]
 		} else if method != "" {
 			fn := f.Function[strings.LastIndex(f.Function, ".")+1:]
@@ -405,7 +453,9 @@ type kitJob struct {
 	fn func()
 }
 
-func (w *kitExWorker) atPoint() { w.exec.point(w.idx) }
+func (w *kitExWorker) atPoint()              { w.exec.point(w.idx) }
+func (w *kitExWorker) lockWait(l *mutex)     { w.exec.lockWait(w.idx, l) }
+func (w *kitExWorker) lockReleased(l *mutex) { w.exec.lockReleased(l) }
 
 // kitPool holds the explorer's workers, made as a run needs them.
 type kitPool struct {
@@ -470,6 +520,9 @@ func (w *kitExWorker) do(job kitJob) {
 	defer job.e.exit(w.idx)
 	defer func() {
 		if r := recover(); r != nil {
+			if _, ok := r.(kitDeadlock); ok {
+				return // the deadlock is the failure
+			}
 			job.e.mu.Lock()
 			job.e.fail(fmt.Sprintf("%s panicked: %v", job.e.names[w.idx], r))
 			job.e.mu.Unlock()
@@ -484,7 +537,8 @@ func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 	n := len(r.threads)
 	pl.grow(n)
 	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n),
-		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n)}
+		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n),
+		waits: make([]*mutex, n), waitAt: make([]string, n)}
 	for _, th := range r.threads {
 		e.names = append(e.names, th.name)
 	}
