@@ -403,7 +403,7 @@ var kitSources sync.Map // file name -> []string of its lines
 
 // kitSourceCall returns the call of method on line of file as written
 // there ("pp.runqhead.CompareAndSwap(h, h+n)"), or ".method()" if the
-// source cannot be read.
+// source cannot be read or its line does not make that call.
 func kitSourceCall(file string, line int, method string) string {
 	v, ok := kitSources.Load(file)
 	if !ok {
@@ -417,7 +417,11 @@ func kitSourceCall(file string, line int, method string) string {
 	src := lines[line-1]
 	i := strings.Index(src, "."+method+"(")
 	if i < 0 {
-		return strings.TrimSpace(src)
+		// Not the file compiled: kata builds the learner's file in place
+		// of the reference's (go test -overlay), and the binary names the
+		// reference's path, which holds the reference. Quote nothing
+		// rather than another line.
+		return "." + method + "()"
 	}
 	start := i
 	for start > 0 && strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]", rune(src[start-1])) {
