@@ -172,7 +172,11 @@ func (w *l06ParkWorld) check() string {
 	if curg := (*atomic.Pointer[g])(&w.m0.curg).Load(); curg == w.g1 || w.g1.m != nil {
 		return fmt.Sprintf("G 1 is in %s while it is still M 100's G (mp.curg %s, gp.m %s): another M may run it while its code still runs here. G 2 readied it as soon as the queue's lock was released, so G 1 must have left its M (dropg) for good before the unlockf runs: park_m calls it after casgstatus to _Gwaiting and dropg", at, kitGName(curg), l06MName(w.g1.m))
 	}
-	if s := (*atomic.Uint32)(&w.g1.atomicstatus).Load(); s != _Grunnable {
+	switch s := (*atomic.Uint32)(&w.g1.atomicstatus).Load(); s {
+	case _Grunnable:
+	case _Gwaiting:
+		return fmt.Sprintf("G 1 is in %s while it is still _Gwaiting: an M that takes it from there finds a G that is not runnable. ready makes the G _Grunnable (casgstatus) before it queues it (runqput)", at)
+	default:
 		return fmt.Sprintf("G 1 is in %s while it is %s: a G is queued only once _Grunnable. G 2 readied it as soon as it found it on the wait queue, so G 1 must be _Gwaiting, off its M, before the queue's lock is released: gopark hands the unlockf to park_m, which calls it only after casgstatus to _Gwaiting and dropg", at, gStatusString(s))
 	}
 	return ""
