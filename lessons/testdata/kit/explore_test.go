@@ -55,8 +55,9 @@ type kitThread struct {
 // kitStart is one execution's start state, built fresh by a scenario's setup:
 // its threads, an invariant checked at every step (nil: none; it must read
 // the state with the scheduling points' operations only, and returns what is
-// wrong or ""), and the final state's key and problem, read once all threads
-// have ended.
+// wrong or ""; it may take a mutex nobody holds, never wait for one a paused
+// thread holds: that thread cannot run until the invariant returns), and the
+// final state's key and problem, read once all threads have ended.
 type kitStart struct {
 	threads []kitThread
 	check   func() string
@@ -334,8 +335,13 @@ func (e *kitExec) lockWait(t int, l *mutex) {
 	}
 }
 
-// lockReleased lets the threads waiting for l go on.
+// lockReleased lets the threads waiting for l go on. The invariant (read
+// with e.mu held, quiet) may lock and unlock a mutex nobody holds: nobody
+// waits for it then.
 func (e *kitExec) lockReleased(l *mutex) {
+	if e.quiet {
+		return
+	}
 	e.mu.Lock()
 	for t, w := range e.waits {
 		if w == l {
