@@ -244,6 +244,9 @@ func (e *kitExec) decide() int {
 		e.fail(kitDeadlockMsg(e.names, e.waitAt, e.done))
 		e.deadlock = true
 		st.chose = waiting
+		if e.labels {
+			e.pending[waiting] = "still waits for the lock, for ever"
+		}
 	case i < len(e.prefix) && st.enabled[e.prefix[i]]:
 		st.chose = e.prefix[i]
 	case i < len(e.prefix):

@@ -162,22 +162,16 @@ type kitDeadlock struct{}
 // kitDeadlockMsg says who waits, and where, when no thread can go on.
 func kitDeadlockMsg(names, waitAt []string, done []bool) string {
 	var who []string
-	ended := 0
 	for t, name := range names {
-		if done[t] {
-			ended++
-		} else {
+		if !done[t] {
 			who = append(who, fmt.Sprintf("%s waits at %s", name, waitAt[t]))
 		}
 	}
-	why := "each waits for a lock another holds"
+	why := "each waits for a lock another of them holds, or one that ended still holds"
 	if len(who) == 1 {
-		why = "nobody will release it"
+		why = "no thread left will release it: one that ended still holds it (an Unlock missing on some path?), or it holds the lock itself and asks for it again"
 	}
-	if ended > 0 {
-		why = "the thread that held it has ended without releasing it, on some path, or " + why
-	}
-	return fmt.Sprintf("the threads deadlocked: %s, and %s (a lock held when a function returns, or taken again by a function it calls, such as startm, which takes sched.lock itself?)", strings.Join(who, "; "), why)
+	return fmt.Sprintf("the threads deadlocked: %s; %s (a function that takes sched.lock itself, such as startm, called with it held?)", strings.Join(who, "; "), why)
 }
 
 // kitRunStarts and kitRunEnds count the runs under way, installing the
