@@ -20,8 +20,10 @@ import (
 // needs at most two switches away from a thread that could have gone on:
 // a claim taken, lost and given back while the other thread looks (wakep's
 // Load, CompareAndSwap and Add(-1)), and a thread paused holding
-// sched.lock. Measured on the scenarios below, bound 3 adds no final state
-// of the reference's (and takes 2 to 3 times as many executions).
+// sched.lock. Measured on the scenarios below, bound 1 already reaches
+// every final state of the reference's that bound 3 does; bound 2 takes 9
+// to 62 executions of the reference's per scenario, bound 3 up to 2.4
+// times as many.
 const l05ExploreBound = 2
 
 // l05Impl is one implementation of the spinning protocol: the learner's or

@@ -15,15 +15,14 @@ import (
 )
 
 // The preemption bound of each scenario, for the learner's code and the
-// reference's, the oracle. Measured, bound 1 reaches every final state of
-// the reference's that bound 3 does, in both. A lost wake-up of sysmon
-// needs one preemption (sysmon paused between its look at the Ps and its
-// Store of sysmonwait while the waker runs to its end); a wake-up served
-// twice, two (the waker paused too, between its look at sysmonwait and
-// its wake-up): the deep sleep's bound is 2 (167 executions of the
-// reference's). The retake race is TestL07RetakeInterleavings' first,
-// whose mistakes show with one preemption: bound 1 (33 executions, where
-// bound 2 takes 180).
+// reference's, the oracle: 2 in both. Measured, bound 1 reaches every final
+// state of the reference's that bound 3 does, in both. A lost wake-up of
+// sysmon needs one preemption (sysmon paused between its look at the Ps
+// and its Store of sysmonwait while the waker runs to its end); a wake-up
+// served twice, two (the waker paused too, between its look at sysmonwait
+// and its wake-up); the deep sleep takes 167 executions of the
+// reference's (bound 3: 932). In the retake race, a thread waits for
+// sched.lock only from bound 2 on (211 executions; bound 3: 1213).
 
 // l07Impl is one implementation of sysmon.go: the learner's or the
 // reference's (the ref_ copies), run on the same starts.
@@ -135,18 +134,21 @@ func (w *l07DeepSleepWorld) final() (key, problem string) {
 }
 
 // l07RetakeWorld is lesson 07's first PCT race (TestL07RetakeInterleavings)
-// under the explorer: retake's second sighting of P0's syscall (nobody idle
-// or spinning, so the P is worth taking) while its M leaves the syscall.
+// under the explorer, with one more P: retake's second sighting of P0's
+// syscall (a G queued on P0 makes it worth taking) while its M leaves the
+// syscall; P1 is idle, so the M, if it loses P0 to retake's CAS, takes P1
+// under sched.lock, which retake takes too, to count the M
+// (incidlelocked) and to hand P0 off (handoffp, startm).
 type l07RetakeWorld struct {
 	sched *schedt
 	pp    *p
+	mp    *m
 	ms    l07ms
 	n     uint32
-	won   bool
 }
 
 func l07NewRetakeWorld(im l07Impl) kitStart {
-	sched := kitSched(1, Config{NoSysmon: true, ForcePreempt: time.Hour})
+	sched := kitSched(2, Config{NoSysmon: true, ForcePreempt: time.Hour})
 	sched.lock.Lock()
 	pp := sched.pidleget()
 	sched.lock.Unlock()
@@ -154,27 +156,32 @@ func l07NewRetakeWorld(im l07Impl) kitStart {
 	pp.syscalltick.Store(1)
 	pp.m.Store(nil)
 	pp.status.Store(_Psyscall)
+	runqputtail(pp, kitG(sched, 7))
 	w := &l07RetakeWorld{sched: sched, pp: pp, ms: l07idleMs(sched)}
-	mp := l07syscallM(sched, pp, 2000)
+	w.mp = l07syscallM(sched, pp, 2000)
 	im.retake(sched, l07t0) // the first sighting
 	return kitStart{
 		threads: []kitThread{
 			{"sysmon (retake)", func() { w.n = im.retake(sched, l07t0+l07tick) }},
-			{"M 2000 (leaving its syscall)", func() { w.won = l07leaveSyscall(mp, pp) }},
+			{"M 2000 (leaving its syscall)", func() { l07leaveSyscall(w.mp, pp) }},
 		},
 		final: w.final,
 	}
 }
 
 func (w *l07RetakeWorld) final() (key, problem string) {
-	pp := w.pp
-	w.sched.lock.Lock()
-	idlelocked := w.sched.nmidlelocked
-	w.sched.lock.Unlock()
-	key = fmt.Sprintf("retake returned %d, M 2000 won its P back: %v; P%d %s, syscalltick %d, handed to %s; nmidlelocked %d",
-		w.n, w.won, pp.id, pStatusString((*atomic.Uint32)(&pp.status).Load()), (*atomic.Uint32)(&pp.syscalltick).Load(), l07mName(w.ms.handed(pp)), idlelocked)
-	if w.won && w.n != 0 {
-		problem = fmt.Sprintf("M 2000 won P %d back (its CAS _Psyscall → _Pidle) and retake also took it (%s): two owners. Take the P only by CAS of its status from the _Psyscall you saw to _Pidle, and only if the CAS succeeds", pp.id, key)
+	sched := w.sched
+	sched.lock.Lock()
+	idlelocked := sched.nmidlelocked
+	sched.lock.Unlock()
+	var ps []string
+	for _, pp := range sched.allp {
+		ps = append(ps, fmt.Sprintf("P%d %s, syscalltick %d, handed to %s", pp.id, pStatusString((*atomic.Uint32)(&pp.status).Load()),
+			(*atomic.Uint32)(&pp.syscalltick).Load(), l07mName(w.ms.handed(pp))))
+	}
+	key = fmt.Sprintf("retake returned %d, M 2000 holds P%d; %s; nmidlelocked %d", w.n, pidOf(w.mp.p), strings.Join(ps, "; "), idlelocked)
+	if w.mp.p == w.pp && w.n != 0 {
+		problem = fmt.Sprintf("M 2000 won P %d back (its CAS _Psyscall → _Pidle) and retake also took it (%s): two owners. Take the P only by CAS of its status from the _Psyscall you saw to _Pidle, and only if the CAS succeeds", w.pp.id, key)
 	}
 	return key, problem
 }
@@ -185,7 +192,7 @@ var l07ExploreScenarios = []struct {
 	start func(im l07Impl) kitStart
 }{
 	{"every P idle, sysmon sets out for its deep sleep while M 900, leaving a syscall, takes an idle P and its G enters a syscall at once", 2, l07NewDeepSleepWorld},
-	{"retake's second sighting of P0's syscall (nobody idle or spinning) while M 2000 leaves the syscall", 1, l07NewRetakeWorld},
+	{"retake's second sighting of P0's syscall (a G queued on P0, P1 idle) while M 2000 leaves the syscall, and takes P1 under sched.lock if it lost P0", 2, l07NewRetakeWorld},
 }
 
 // TestL07Explore runs each scenario's threads in every order with at most
