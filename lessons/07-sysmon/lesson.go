@@ -57,7 +57,7 @@ func init() {
 			{Name: "TestL07PreemptoneInterleavings", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "preemptone while the P's M changes pp.m and m.curg: each link read once, the G flagged the one reported"},
 			{Name: "TestL07Explore", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
-				About: "sysmon's way into the deep sleep against an M that takes an idle P and enters a syscall, and retake against the M leaving its syscall, in EVERY order with at most two preemptions, sched.lock included: no lost wake-up of sysmon, one owner of the P, an end state the reference reaches"},
+				About: "sysmon's way into the deep sleep against an M that takes an idle P and enters a syscall, and retake against the M leaving its syscall and the M it hands the P to, in EVERY order with at most two preemptions, sched.lock included: no lost wake-up of sysmon, one owner of the P, its tick bumped before the hand-off, an end state the reference reaches"},
 			{Name: "TestL07SysmonDeepSleepTimer", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Timing,
 				About: "the deep sleep lasts 60s at most, or until the next timer, none when a timer is due; EvSysmonSleep says how long; sysmonwait and the note cleared after it; Close"},
 			{Name: "TestL07SysmonDeepSleepRecheck", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Timing,

@@ -15,14 +15,16 @@ import (
 )
 
 // The preemption bound of each scenario, for the learner's code and the
-// reference's, the oracle: 2 in both. Measured, bound 1 reaches every final
-// state of the reference's that bound 3 does, in both. A lost wake-up of
+// reference's, the oracle. Measured, bound 1 reaches every final state of
+// the reference's that bound 3 does, in each. A lost wake-up of
 // sysmon needs one preemption (sysmon paused between its look at the Ps
 // and its Store of sysmonwait while the waker runs to its end); a wake-up
 // served twice, two (the waker paused too, between its look at sysmonwait
 // and its wake-up); the deep sleep takes 167 executions of the
 // reference's (bound 3: 932). In the retake race, a thread waits for
-// sched.lock only from bound 2 on (211 executions; bound 3: 1213).
+// sched.lock only from bound 2 on (211 executions; bound 3: 1213). The
+// hand-off needs one preemption (retake paused between handoffp and its
+// next operation): bound 1, 20 executions (bound 3: 195).
 
 // l07Impl is one implementation of sysmon.go: the learner's or the
 // reference's (the ref_ copies), run on the same starts.
@@ -186,6 +188,54 @@ func (w *l07RetakeWorld) final() (key, problem string) {
 	return key, problem
 }
 
+// l07HandoffWorld is lesson 07's last PCT race under the explorer: retake
+// takes P0 from its syscall (a G queued on it) and hands it off to an idle
+// M, which looks once whether it was handed the P and, if so, reads the
+// P's syscalltick, as its G entering a syscall would: retake must have
+// bumped the tick before the hand-off (1 → 2).
+type l07HandoffWorld struct {
+	sched *schedt
+	pp    *p
+	ms    l07ms
+	seen  string
+}
+
+func l07NewHandoffWorld(im l07Impl) kitStart {
+	sched := kitSched(2, Config{NoSysmon: true, ForcePreempt: time.Hour})
+	sched.lock.Lock()
+	pp := sched.pidleget()
+	sched.lock.Unlock()
+	pp.schedtick.Store(1)
+	pp.syscalltick.Store(1)
+	pp.m.Store(nil)
+	pp.status.Store(_Psyscall)
+	runqputtail(pp, kitG(sched, 7))
+	w := &l07HandoffWorld{sched: sched, pp: pp, ms: l07idleMs(sched), seen: "not yet handed P0"}
+	l07syscallM(sched, pp, 2000)
+	im.retake(sched, l07t0) // the first sighting
+	return kitStart{
+		threads: []kitThread{
+			{"sysmon (retake)", func() { im.retake(sched, l07t0+l07tick) }},
+			{"the idle M (looks once whether it was handed P0)", w.look},
+		},
+		final: w.final,
+	}
+}
+
+func (w *l07HandoffWorld) look() {
+	w.pp.status.Load() // a scheduling point: the look may come at any step of retake's
+	if mp := w.ms.handed(w.pp); mp != nil {
+		w.seen = fmt.Sprintf("%s was handed P0 and read its syscalltick as %d", l07mName(mp), w.pp.syscalltick.Load())
+	}
+}
+
+func (w *l07HandoffWorld) final() (key, problem string) {
+	if strings.HasSuffix(w.seen, " as 1") {
+		problem = fmt.Sprintf("%s: retake bumped the tick (1 → 2) only after handoffp. Once handed off, the P belongs to that M, whose G may enter a syscall at once: bump pp.syscalltick before handoffp(pp)", w.seen)
+	}
+	return fmt.Sprintf("%s; P0 handed to %s", w.seen, l07mName(w.ms.handed(w.pp))), problem
+}
+
 var l07ExploreScenarios = []struct {
 	name  string
 	bound int
@@ -193,6 +243,7 @@ var l07ExploreScenarios = []struct {
 }{
 	{"every P idle, sysmon sets out for its deep sleep while M 900, leaving a syscall, takes an idle P and its G enters a syscall at once", 2, l07NewDeepSleepWorld},
 	{"retake's second sighting of P0's syscall (a G queued on P0, P1 idle) while M 2000 leaves the syscall, and takes P1 under sched.lock if it lost P0", 2, l07NewRetakeWorld},
+	{"retake hands P0 (a G queued on it) off to an idle M, which looks once whether it has it and reads its syscalltick", 1, l07NewHandoffWorld},
 }
 
 // TestL07Explore runs each scenario's threads in every order with at most
