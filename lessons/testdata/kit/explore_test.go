@@ -185,9 +185,9 @@ type kitExec struct {
 	quiet   bool // the invariant is being read: points pass through
 	end     chan struct{}
 
-	waits    []*mutex // the lock each thread waits for, or nil
-	waitAt   []string // where, for a deadlock's message
-	deadlock bool     // every thread left waits: each ends (kitDeadlock) when it runs
+	waits    []*mutex   // the lock each thread waits for, or nil
+	waitAt   []kitWhere // where, for a deadlock's message
+	deadlock bool       // every thread left waits: each ends (kitDeadlock) when it runs
 
 	labels  bool     // name each operation (for the story)
 	pending []string // each thread's operation it is paused before
@@ -318,11 +318,11 @@ func (e *kitExec) point(t int) {
 // enabled, while the others run, until l is released and its turn comes
 // again. A switch away from it costs no preemption (it cannot go on).
 func (e *kitExec) lockWait(t int, l *mutex) {
-	at := kitOpLabel()
+	at := kitCallers()
 	e.mu.Lock()
 	e.waits[t], e.waitAt[t] = l, at
 	if e.labels {
-		e.pending[t] = "gets the lock it waited for, " + at
+		e.pending[t] = "gets the lock it waited for, " + at.String()
 	}
 	next := e.decide()
 	e.mu.Unlock()
@@ -391,7 +391,24 @@ func (e *kitExec) story() string {
 // runq.go:185"). Only used to tell a failing schedule.
 func kitOpLabel() string {
 	pcs := make([]uintptr, 16)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	return kitWhere(pcs[:runtime.Callers(3, pcs)]).String()
+}
+
+// kitWhere is the call stack of a thread at an operation, kept to be named
+// (String) only if a failure's message needs it: waiting for a lock is
+// frequent, a deadlock rare.
+type kitWhere []uintptr
+
+// kitCallers returns its caller's caller's stack (from its caller's
+// caller on).
+func kitCallers() kitWhere {
+	pcs := make([]uintptr, 16)
+	return pcs[:runtime.Callers(3, pcs)]
+}
+
+// String names the operation as kitOpLabel does.
+func (w kitWhere) String() string {
+	frames := runtime.CallersFrames(w)
 	method := ""
 	for {
 		f, more := frames.Next()
@@ -551,7 +568,7 @@ func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 	pl.grow(n)
 	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n),
 		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n),
-		waits: make([]*mutex, n), waitAt: make([]string, n)}
+		waits: make([]*mutex, n), waitAt: make([]kitWhere, n)}
 	for _, th := range r.threads {
 		e.names = append(e.names, th.name)
 	}

@@ -57,9 +57,9 @@ type kitCtlThread struct {
 	prio   int
 	turn   chan struct{}
 	done   bool
-	run    int    // steps in a row without a switch
-	waits  *mutex // the lock it waits for, or nil
-	waitAt string // where it waits, for a deadlock's message
+	run    int      // steps in a row without a switch
+	waits  *mutex   // the lock it waits for, or nil
+	waitAt kitWhere // where it waits, for a deadlock's message
 }
 
 type kitController struct {
@@ -160,7 +160,7 @@ var kitLocks = &lockHooks{
 type kitDeadlock struct{}
 
 // kitDeadlockMsg says who waits, and where, when no thread can go on.
-func kitDeadlockMsg(names, waitAt []string, done []bool) string {
+func kitDeadlockMsg(names []string, waitAt []kitWhere, done []bool) string {
 	var who []string
 	for t, name := range names {
 		if !done[t] {
@@ -329,7 +329,8 @@ func (c *kitController) pick() *kitCtlThread {
 	}
 	if best == nil && waiting != nil {
 		if c.deadlock == "" {
-			var names, at []string
+			var names []string
+			var at []kitWhere
 			var done []bool
 			for _, th := range c.threads {
 				names, at, done = append(names, th.name), append(at, th.waitAt), append(done, th.done)
@@ -344,7 +345,7 @@ func (c *kitController) pick() *kitCtlThread {
 // lockWait is th's Lock of l, which found it held: th waits, not enabled,
 // while the others run, until l is released and its turn comes again.
 func (c *kitController) lockWait(th *kitCtlThread, l *mutex) {
-	at := kitOpLabel()
+	at := kitCallers()
 	c.mu.Lock()
 	th.waits, th.waitAt = l, at
 	next := c.pick()

@@ -21,8 +21,10 @@ import (
 // and its Store of sysmonwait while the waker runs to its end); a wake-up
 // served twice, two (the waker paused too, between its look at sysmonwait
 // and its wake-up); the deep sleep takes 167 executions of the
-// reference's (bound 3: 932). In the retake race, a thread waits for
-// sched.lock only from bound 2 on (211 executions; bound 3: 1213). The
+// reference's (bound 3: 932). The retake race is explored with bound 1 (27
+// executions), which covers the CAS race and the take of P1 by the M that
+// lost P0; its threads wait for sched.lock only from bound 2 on (211
+// executions, 7 of them with a wait), which doubled the test's time. The
 // hand-off needs one preemption (retake paused between handoffp and its
 // next operation): bound 1, 20 executions (bound 3: 195).
 
@@ -242,7 +244,7 @@ var l07ExploreScenarios = []struct {
 	start func(im l07Impl) kitStart
 }{
 	{"every P idle, sysmon sets out for its deep sleep while M 900, leaving a syscall, takes an idle P and its G enters a syscall at once", 2, l07NewDeepSleepWorld},
-	{"retake's second sighting of P0's syscall (a G queued on P0, P1 idle) while M 2000 leaves the syscall, and takes P1 under sched.lock if it lost P0", 2, l07NewRetakeWorld},
+	{"retake's second sighting of P0's syscall (a G queued on P0, P1 idle) while M 2000 leaves the syscall, and takes P1 under sched.lock if it lost P0", 1, l07NewRetakeWorld},
 	{"retake hands P0 (a G queued on it) off to an idle M, which looks once whether it has it and reads its syscalltick", 1, l07NewHandoffWorld},
 }
 
