@@ -1,6 +1,9 @@
 package sched
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // The atomics of the lock-free protocols the lessons build: the ring's
 // head and tail, runnext, nmspinning, the G and P statuses, the claim and
@@ -91,3 +94,16 @@ func (a *atomicPointer[T]) CompareAndSwap(old, new *T) bool {
 	schedPoint()
 	return (*atomic.Pointer[T])(a).CompareAndSwap(old, new)
 }
+
+// mutex is the lock of the scheduler's lists (sched.lock): a sync.Mutex
+// with the same methods (Lock, Unlock, TryLock), whose Lock is a
+// scheduling point too. A thread the hidden tests' controlled scheduler
+// pauses while it holds the lock would otherwise stop every other thread
+// that asks for it inside sync.Mutex, where no scheduling point is: the
+// protocols built around sched.lock (wakep, park_m and ready, sysmon's
+// deep sleep) could not be run one operation at a time. In their build
+// (interleave.go), a Lock that finds the lock held tells the controller
+// its thread waits, and the controller runs the others until the lock is
+// released; in every other build (nointerleave.go) the methods are
+// sync.Mutex's own, inlined.
+type mutex sync.Mutex

@@ -2,7 +2,10 @@
 
 package sched
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // This file is compiled only with the build tag kata_interleave, which
 // kata sets when it builds the hidden tests (and no other build): the
@@ -34,4 +37,58 @@ func schedPoint() {
 	if h := interleaveHook.Load(); h != nil {
 		(*h)()
 	}
+}
+
+// lockHooks, if set, are called by a mutex's Lock that finds it held
+// (wait, on the goroutine that asks for it) and by every Unlock (released,
+// after the release). wait returns false if the goroutine is none of the
+// controlled scheduler's threads: it then blocks in sync.Mutex.Lock as
+// usual. Otherwise wait returns once the controller gives the thread its
+// turn again, after the lock was released, and Lock tries again.
+type lockHooks struct {
+	wait     func(l *mutex) bool
+	released func(l *mutex)
+}
+
+var lockHook atomic.Pointer[lockHooks]
+
+// setLockHooks installs h (nil: none) and returns the ones before.
+func setLockHooks(h *lockHooks) (old *lockHooks) {
+	return lockHook.Swap(h)
+}
+
+// Lock is a scheduling point, then sync.Mutex's Lock; a controlled thread
+// that finds the lock held waits in the controller (lockHooks.wait), not in
+// sync.Mutex, so that the others can run, the holder among them.
+func (l *mutex) Lock() {
+	schedPoint()
+	mu := (*sync.Mutex)(l)
+	if mu.TryLock() {
+		return
+	}
+	if h := lockHook.Load(); h != nil {
+		for h.wait(l) {
+			if mu.TryLock() {
+				return
+			}
+		}
+	}
+	mu.Lock()
+}
+
+// Unlock is sync.Mutex's, then tells the controller the threads waiting
+// for l may go on. Not a scheduling point: what the holder did under the
+// lock, no other thread could see, so no order of the others before or
+// after the release is missed without one.
+func (l *mutex) Unlock() {
+	(*sync.Mutex)(l).Unlock()
+	if h := lockHook.Load(); h != nil {
+		h.released(l)
+	}
+}
+
+// TryLock is a scheduling point, then sync.Mutex's TryLock.
+func (l *mutex) TryLock() bool {
+	schedPoint()
+	return (*sync.Mutex)(l).TryLock()
 }

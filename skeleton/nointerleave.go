@@ -2,8 +2,16 @@
 
 package sched
 
+import "sync"
+
 // schedPoint is a scheduling point of the hidden tests' controlled
 // scheduler, which exists only in their builds (interleave.go, build tag
 // kata_interleave). Here it is nothing: the atomics' methods (atomics.go)
 // inline to the bare sync/atomic operation.
 func schedPoint() {}
+
+// A mutex is a sync.Mutex here: its methods inline to sync.Mutex's.
+
+func (l *mutex) Lock()         { (*sync.Mutex)(l).Lock() }
+func (l *mutex) Unlock()       { (*sync.Mutex)(l).Unlock() }
+func (l *mutex) TryLock() bool { return (*sync.Mutex)(l).TryLock() }

@@ -271,7 +271,7 @@ type schedt struct {
 	// holds lock and takes allpLock, so retake drops allpLock before it
 	// takes lock); a chan's, Mutex's or WaitGroup's lock before lock;
 	// timersLock after lock.
-	lock sync.Mutex
+	lock mutex
 
 	midle        *m    // idle Ms waiting for work
 	nmidle       int32 // number of idle Ms

@@ -795,7 +795,8 @@ func (s *soak) hangReport() string {
 	return b.String()
 }
 
-func soakTryLock(mu *sync.Mutex, d time.Duration) bool {
+// soakTryLock takes mu (sched.lock's mutex or a sync.Mutex), trying for d.
+func soakTryLock(mu interface{ TryLock() bool }, d time.Duration) bool {
 	for deadline := time.Now().Add(d); !mu.TryLock(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			return false

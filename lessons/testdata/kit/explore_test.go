@@ -55,8 +55,9 @@ type kitThread struct {
 // kitStart is one execution's start state, built fresh by a scenario's setup:
 // its threads, an invariant checked at every step (nil: none; it must read
 // the state with the scheduling points' operations only, and returns what is
-// wrong or ""), and the final state's key and problem, read once all threads
-// have ended.
+// wrong or ""; it may take a mutex nobody holds, never wait for one a paused
+// thread holds: that thread cannot run until the invariant returns), and the
+// final state's key and problem, read once all threads have ended.
 type kitStart struct {
 	threads []kitThread
 	check   func() string
@@ -184,6 +185,10 @@ type kitExec struct {
 	quiet   bool // the invariant is being read: points pass through
 	end     chan struct{}
 
+	waits    []*mutex   // the lock each thread waits for, or nil
+	waitAt   []kitWhere // where, for a deadlock's message
+	deadlock bool       // every thread left waits: each ends (kitDeadlock) when it runs
+
 	labels  bool     // name each operation (for the story)
 	pending []string // each thread's operation it is paused before
 	ops     []string // the story: each operation in the order made
@@ -222,19 +227,30 @@ func (e *kitExec) decide() int {
 			st.preempts++
 		}
 	}
-	any := false
+	any, waiting := false, -1
 	for t := range e.n {
-		st.enabled[t] = !e.done[t]
+		st.enabled[t] = !e.done[t] && e.waits[t] == nil
 		any = any || st.enabled[t]
-	}
-	if !any {
-		return -1
+		if !e.done[t] && e.waits[t] != nil {
+			waiting = t
+		}
 	}
 	switch {
+	case !any && waiting < 0:
+		return -1
+	case !any:
+		// Every thread left waits for a lock: a deadlock. Each is run
+		// once more, to end.
+		e.fail(kitDeadlockMsg(e.names, e.waitAt, e.done))
+		e.deadlock = true
+		st.chose = waiting
+		if e.labels {
+			e.pending[waiting] = "still waits for the lock, for ever"
+		}
 	case i < len(e.prefix) && st.enabled[e.prefix[i]]:
 		st.chose = e.prefix[i]
 	case i < len(e.prefix):
-		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
+		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended, or waited for a lock, at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
 		st.chose = e.nextAfter(e.cur)
 	case e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] < kitSpinLimit:
 		st.chose = e.cur
@@ -259,10 +275,11 @@ func (e *kitExec) decide() int {
 	return st.chose
 }
 
-// nextAfter returns the first thread after t (round robin) not ended.
+// nextAfter returns the first thread after t (round robin) not ended and
+// not waiting for a lock (there is one: decide checked).
 func (e *kitExec) nextAfter(t int) int {
 	for d := 1; d <= e.n; d++ {
-		if u := (t + d + e.n) % e.n; !e.done[u] {
+		if u := (t + d + e.n) % e.n; !e.done[u] && e.waits[u] == nil {
 			return u
 		}
 	}
@@ -295,6 +312,46 @@ func (e *kitExec) point(t int) {
 	}
 	e.workers[next].turn <- struct{}{}
 	<-e.workers[t].turn
+}
+
+// lockWait is thread t's Lock of l, which found it held: t waits, not
+// enabled, while the others run, until l is released and its turn comes
+// again. A switch away from it costs no preemption (it cannot go on).
+func (e *kitExec) lockWait(t int, l *mutex) {
+	at := kitCallers()
+	e.mu.Lock()
+	e.waits[t], e.waitAt[t] = l, at
+	if e.labels {
+		e.pending[t] = "gets the lock it waited for, " + at.String()
+	}
+	next := e.decide()
+	e.mu.Unlock()
+	if next != t {
+		e.workers[next].turn <- struct{}{}
+		<-e.workers[t].turn
+	}
+	e.mu.Lock()
+	deadlock := e.deadlock
+	e.mu.Unlock()
+	if deadlock {
+		panic(kitDeadlock{})
+	}
+}
+
+// lockReleased lets the threads waiting for l go on. The invariant (read
+// with e.mu held, quiet) may lock and unlock a mutex nobody holds: nobody
+// waits for it then.
+func (e *kitExec) lockReleased(l *mutex) {
+	if e.quiet {
+		return
+	}
+	e.mu.Lock()
+	for t, w := range e.waits {
+		if w == l {
+			e.waits[t] = nil
+		}
+	}
+	e.mu.Unlock()
 }
 
 // exit ends thread t and hands the turn on.
@@ -334,11 +391,28 @@ func (e *kitExec) story() string {
 // runq.go:185"). Only used to tell a failing schedule.
 func kitOpLabel() string {
 	pcs := make([]uintptr, 16)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	return kitWhere(pcs[:runtime.Callers(3, pcs)]).String()
+}
+
+// kitWhere is the call stack of a thread at an operation, kept to be named
+// (String) only if a failure's message needs it: waiting for a lock is
+// frequent, a deadlock rare.
+type kitWhere []uintptr
+
+// kitCallers returns its caller's caller's stack (from its caller's
+// caller on).
+func kitCallers() kitWhere {
+	pcs := make([]uintptr, 16)
+	return pcs[:runtime.Callers(3, pcs)]
+}
+
+// String names the operation as kitOpLabel does.
+func (w kitWhere) String() string {
+	frames := runtime.CallersFrames(w)
 	method := ""
 	for {
 		f, more := frames.Next()
-		if i := strings.Index(f.Function, ".(*atomic"); i >= 0 {
+		if strings.Contains(f.Function, ".(*atomic") || strings.Contains(f.Function, ".(*mutex)") {
 			method = f.Function[strings.LastIndex(f.Function, ".")+1:]
 		} else if method != "" {
 			fn := f.Function[strings.LastIndex(f.Function, ".")+1:]
@@ -355,7 +429,7 @@ var kitSources sync.Map // file name -> []string of its lines
 
 // kitSourceCall returns the call of method on line of file as written
 // there ("pp.runqhead.CompareAndSwap(h, h+n)"), or ".method()" if the
-// source cannot be read.
+// source cannot be read or its line does not make that call.
 func kitSourceCall(file string, line int, method string) string {
 	v, ok := kitSources.Load(file)
 	if !ok {
@@ -369,7 +443,11 @@ func kitSourceCall(file string, line int, method string) string {
 	src := lines[line-1]
 	i := strings.Index(src, "."+method+"(")
 	if i < 0 {
-		return strings.TrimSpace(src)
+		// Not the file compiled: kata builds the learner's file in place
+		// of the reference's (go test -overlay), and the binary names the
+		// reference's path, which holds the reference. Quote nothing
+		// rather than another line.
+		return "." + method + "()"
 	}
 	start := i
 	for start > 0 && strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]", rune(src[start-1])) {
@@ -405,7 +483,9 @@ type kitJob struct {
 	fn func()
 }
 
-func (w *kitExWorker) atPoint() { w.exec.point(w.idx) }
+func (w *kitExWorker) atPoint()              { w.exec.point(w.idx) }
+func (w *kitExWorker) lockWait(l *mutex)     { w.exec.lockWait(w.idx, l) }
+func (w *kitExWorker) lockReleased(l *mutex) { w.exec.lockReleased(l) }
 
 // kitPool holds the explorer's workers, made as a run needs them.
 type kitPool struct {
@@ -470,6 +550,9 @@ func (w *kitExWorker) do(job kitJob) {
 	defer job.e.exit(w.idx)
 	defer func() {
 		if r := recover(); r != nil {
+			if _, ok := r.(kitDeadlock); ok {
+				return // the deadlock is the failure
+			}
 			job.e.mu.Lock()
 			job.e.fail(fmt.Sprintf("%s panicked: %v", job.e.names[w.idx], r))
 			job.e.mu.Unlock()
@@ -484,7 +567,8 @@ func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 	n := len(r.threads)
 	pl.grow(n)
 	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n),
-		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n)}
+		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n),
+		waits: make([]*mutex, n), waitAt: make([]kitWhere, n)}
 	for _, th := range r.threads {
 		e.names = append(e.names, th.name)
 	}

@@ -26,6 +26,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,21 +52,24 @@ func kitReplay(t *testing.T, lesson string, seed uint64) string {
 }
 
 type kitCtlThread struct {
-	name string
-	c    *kitController
-	prio int
-	turn chan struct{}
-	done bool
-	run  int // steps in a row without a switch
+	name   string
+	c      *kitController
+	prio   int
+	turn   chan struct{}
+	done   bool
+	run    int      // steps in a row without a switch
+	waits  *mutex   // the lock it waits for, or nil
+	waitAt kitWhere // where it waits, for a deadlock's message
 }
 
 type kitController struct {
-	mu      sync.Mutex
-	threads []*kitCtlThread
-	step    int
-	change  map[int]bool
-	low     int
-	panics  []string
+	mu       sync.Mutex
+	threads  []*kitCtlThread
+	step     int
+	change   map[int]bool
+	low      int
+	panics   []string
+	deadlock string // every thread left waits for a lock: what kitInterleave returns
 }
 
 // kitGoid returns the calling goroutine's ID.
@@ -84,35 +88,90 @@ func kitGoid() uint64 {
 // while any run is under way.
 var kitThreads struct {
 	sync.Mutex
-	byID map[uint64]kitParticipant
-	runs int
-	old  func() // the hook before the first run
+	byID     map[uint64]kitParticipant
+	runs     int
+	old      func()     // the hook before the first run
+	oldLocks *lockHooks // and the lock hooks
 }
 
 // kitParticipant is a controlled thread of either controller: the PCT
 // one here (kitCtlThread) or the exhaustive explorer (kitExWorker).
 type kitParticipant interface {
-	atPoint() // the thread reached a scheduling point
+	atPoint()              // the thread reached a scheduling point
+	lockWait(l *mutex)     // it found l held: it waits until l is released
+	lockReleased(l *mutex) // it released l: the threads waiting for l may go on
 }
 
 // atPoint hands th's scheduling point to its run's controller.
-func (th *kitCtlThread) atPoint() { th.c.point(th) }
+func (th *kitCtlThread) atPoint()              { th.c.point(th) }
+func (th *kitCtlThread) lockWait(l *mutex)     { th.c.lockWait(th, l) }
+func (th *kitCtlThread) lockReleased(l *mutex) { th.c.lockReleased(l) }
 
-// kitPoint is the hook: a scheduling point on the calling goroutine, which
-// goes to its run's controller; a goroutine no run controls goes on.
-func kitPoint() {
+// kitParticipantOf returns the controlled thread the calling goroutine
+// runs, or nil.
+func kitParticipantOf() kitParticipant {
 	if kitExploring.Load() > 0 {
 		if w := kitExWorkerOf(); w != nil {
-			w.atPoint()
-			return
+			return w
 		}
 	}
 	kitThreads.Lock()
 	th := kitThreads.byID[kitSelf()] // kitSelf is read under the lock: see kitBind
 	kitThreads.Unlock()
-	if th != nil {
+	if th == nil {
+		return nil // not a nil kitParticipant holding a nil *kitCtlThread
+	}
+	return th
+}
+
+// kitPoint is the hook: a scheduling point on the calling goroutine, which
+// goes to its run's controller; a goroutine no run controls goes on.
+func kitPoint() {
+	if th := kitParticipantOf(); th != nil {
 		th.atPoint()
 	}
+}
+
+// kitLocks are the hooks of sched.lock's mutex (solutions/interleave.go):
+// a controlled thread that finds it held waits in its controller, which
+// runs the other threads until one releases it. A goroutine no run
+// controls blocks in sync.Mutex as usual; so a thread waiting for a lock
+// that such a goroutine holds would wait for ever: the threads of a run
+// must not share a lock with goroutines outside it.
+var kitLocks = &lockHooks{
+	wait: func(l *mutex) bool {
+		th := kitParticipantOf()
+		if th == nil {
+			return false
+		}
+		th.lockWait(l)
+		return true
+	},
+	released: func(l *mutex) {
+		if th := kitParticipantOf(); th != nil {
+			th.lockReleased(l)
+		}
+	},
+}
+
+// kitDeadlock is the panic that ends a thread waiting for a lock nobody
+// will release, once its controller has found that every thread left
+// waits (the failure is the controller's, not this panic's).
+type kitDeadlock struct{}
+
+// kitDeadlockMsg says who waits, and where, when no thread can go on.
+func kitDeadlockMsg(names []string, waitAt []kitWhere, done []bool) string {
+	var who []string
+	for t, name := range names {
+		if !done[t] {
+			who = append(who, fmt.Sprintf("%s waits at %s", name, waitAt[t]))
+		}
+	}
+	why := "each waits for a lock another of them holds, or one that ended still holds"
+	if len(who) == 1 {
+		why = "no thread left will release it: one that ended still holds it (an Unlock missing on some path?), or it holds the lock itself and asks for it again"
+	}
+	return fmt.Sprintf("the threads deadlocked: %s; %s (a function that takes sched.lock itself, such as startm, called with it held?)", strings.Join(who, "; "), why)
 }
 
 // kitRunStarts and kitRunEnds count the runs under way, installing the
@@ -123,6 +182,7 @@ func kitRunStarts() {
 	if kitThreads.runs == 0 {
 		kitThreads.byID = map[uint64]kitParticipant{}
 		kitThreads.old = setInterleaveHook(kitPoint)
+		kitThreads.oldLocks = setLockHooks(kitLocks)
 	}
 	kitThreads.runs++
 }
@@ -133,7 +193,8 @@ func kitRunEnds() {
 	kitThreads.runs--
 	if kitThreads.runs == 0 {
 		setInterleaveHook(kitThreads.old)
-		kitThreads.old = nil
+		setLockHooks(kitThreads.oldLocks)
+		kitThreads.old, kitThreads.oldLocks = nil, nil
 	}
 }
 
@@ -219,6 +280,9 @@ func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
 			defer c.exit(th)
 			defer func() {
 				if r := recover(); r != nil {
+					if _, ok := r.(kitDeadlock); ok {
+						return
+					}
 					c.mu.Lock()
 					c.panics = append(c.panics, fmt.Sprintf("%s panicked: %v", th.name, r))
 					c.mu.Unlock()
@@ -243,19 +307,71 @@ func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
 	if len(c.panics) > 0 {
 		return fmt.Errorf("%s", c.panics[0])
 	}
+	if c.deadlock != "" {
+		return fmt.Errorf("%s", c.deadlock)
+	}
 	return nil
 }
 
-// pick returns the highest-priority thread that has not finished; c.mu is
-// held.
+// pick returns the highest-priority thread that has not finished and
+// waits for no lock; c.mu is held. If every thread left waits, that is a
+// deadlock: it returns one of them, which ends (kitDeadlock) when it runs.
 func (c *kitController) pick() *kitCtlThread {
-	var best *kitCtlThread
+	var best, waiting *kitCtlThread
 	for _, th := range c.threads {
-		if !th.done && (best == nil || th.prio > best.prio) {
+		switch {
+		case th.done:
+		case th.waits != nil:
+			waiting = th
+		case best == nil || th.prio > best.prio:
 			best = th
 		}
 	}
+	if best == nil && waiting != nil {
+		if c.deadlock == "" {
+			var names []string
+			var at []kitWhere
+			var done []bool
+			for _, th := range c.threads {
+				names, at, done = append(names, th.name), append(at, th.waitAt), append(done, th.done)
+			}
+			c.deadlock = kitDeadlockMsg(names, at, done)
+		}
+		return waiting
+	}
 	return best
+}
+
+// lockWait is th's Lock of l, which found it held: th waits, not enabled,
+// while the others run, until l is released and its turn comes again.
+func (c *kitController) lockWait(th *kitCtlThread, l *mutex) {
+	at := kitCallers()
+	c.mu.Lock()
+	th.waits, th.waitAt = l, at
+	next := c.pick()
+	th.run = 0
+	c.mu.Unlock()
+	if next != th {
+		next.turn <- struct{}{}
+		<-th.turn
+	}
+	c.mu.Lock()
+	deadlock := c.deadlock != ""
+	c.mu.Unlock()
+	if deadlock {
+		panic(kitDeadlock{})
+	}
+}
+
+// lockReleased lets the threads waiting for l go on.
+func (c *kitController) lockReleased(l *mutex) {
+	c.mu.Lock()
+	for _, th := range c.threads {
+		if th.waits == l {
+			th.waits = nil
+		}
+	}
+	c.mu.Unlock()
 }
 
 // point is a scheduling point of th, one of c's threads.
