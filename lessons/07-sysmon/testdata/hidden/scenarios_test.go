@@ -79,6 +79,8 @@ func TestL07RetakeBookkeeping(t *testing.T) {
 			pp.id, len(evs), evs, pp.id, kitHint(l07))
 	}
 
+	l07idlelockedAtCAS(t)
+
 	rp, mp, gp := l07runningP(t, sched)
 	if !preemptone(rp) {
 		t.Fatalf("preemptone on P %d running G %d returned false%s", rp.id, gp.goid, kitHint(l07))
@@ -87,6 +89,54 @@ func TestL07RetakeBookkeeping(t *testing.T) {
 	if len(evs) != 1 || evs[0].G != gp.goid || evs[0].P != rp.id || evs[0].M != mp.id || evs[0].Arg != 0 {
 		t.Fatalf("with a trace set, preemptone on P %d (M %d running G %d) emitted %d EvSysmonPreempt events %v; want exactly one naming that G, P and M: sched.traceEvent(EvSysmonPreempt, gp.goid, pp.id, mp.id, 0)%s",
 			rp.id, mp.id, gp.goid, len(evs), evs, kitHint(l07))
+	}
+}
+
+// l07idlelockedAtCAS: the moment retake's CompareAndSwap has taken a P
+// from its syscall (at retake's next scheduling point), the M leaving that
+// syscall may find its P gone and no other, go idle (mput) and run
+// checkdead, which counts running Ms as mcount - nmidle - nmidlelocked -
+// nmsys. retake must count itself as running by then: incidlelocked(-1)
+// before the CAS, or checkdead sees no M left and reports a deadlock while
+// retake is handing the P off. An incidlelocked(-1) after the CAS (on the
+// won path), even undone later, leaves that window open.
+func l07idlelockedAtCAS(t *testing.T) {
+	t.Helper()
+	sched := kitSched(2, Config{NoSysmon: true, ForcePreempt: time.Hour})
+	pp := l07syscallP(t, sched)
+	runqput(pp, kitG(sched, 1), false)
+	l07idleMs(sched)
+	if r := l07call(func() { retake(sched, l07t0) }); r != nil { // the first sighting
+		t.Fatalf("retake panicked: %v%s", r, kitHint(l07))
+	}
+	sched.lock.Lock()
+	before := sched.nmidlelocked
+	sched.lock.Unlock()
+	var (
+		inHook, looked bool
+		atCAS          int32
+	)
+	id := kitGoid()
+	old := setInterleaveHook(func() {
+		if looked || inHook || kitGoid() != id || kitRaw32(&pp.status).Load() != _Pidle {
+			return
+		}
+		inHook = true // the lock's own scheduling points pass through
+		defer func() { inHook = false }()
+		if sched.lock.TryLock() { // free: retake takes it only inside incidlelocked
+			looked, atCAS = true, sched.nmidlelocked
+			sched.lock.Unlock()
+		}
+	})
+	r := l07call(func() { retake(sched, l07t0+l07tick) })
+	setInterleaveHook(old)
+	if r != nil {
+		t.Fatalf("retake panicked: %v%s", r, kitHint(l07))
+	}
+	if looked && atCAS != before-1 {
+		t.Fatalf("when retake's CAS had just taken P %d from its syscall, sched.nmidlelocked was %d, want %d (one less than before: retake counted as a running M). "+
+			"The M leaving that syscall may lose its P to the CAS, find no other, go idle and run checkdead, which must still see one M running, or it reports a deadlock: "+
+			"call sched.incidlelocked(-1) before the CAS, and sched.incidlelocked(1) after it, whatever the CAS did%s", pp.id, atCAS, before-1, kitHint(l07))
 	}
 }
 
