@@ -448,7 +448,7 @@ func TestL01ConcurrentSteal(t *testing.T) {
 // steals.
 func l01refillRace(t *testing.T) {
 	t.Helper()
-	const steals = 8000
+	const steals = 3000
 	sched := kitSched(2, Config{})
 	owner, thief := sched.allp[0], sched.allp[1]
 	next := int64(1)
