@@ -153,13 +153,7 @@ type l07RetakeWorld struct {
 
 func l07NewRetakeWorld(im l07Impl) kitStart {
 	sched := kitSched(2, Config{NoSysmon: true, ForcePreempt: time.Hour})
-	sched.lock.Lock()
-	pp := sched.pidleget()
-	sched.lock.Unlock()
-	pp.schedtick.Store(1)
-	pp.syscalltick.Store(1)
-	pp.m.Store(nil)
-	pp.status.Store(_Psyscall)
+	pp := l07idlePToSyscall(sched) // kitSched(2) leaves both Ps idle
 	runqputtail(pp, kitG(sched, 7))
 	w := &l07RetakeWorld{sched: sched, pp: pp, ms: l07idleMs(sched)}
 	w.mp = l07syscallM(sched, pp, 2000)
@@ -204,13 +198,7 @@ type l07HandoffWorld struct {
 
 func l07NewHandoffWorld(im l07Impl) kitStart {
 	sched := kitSched(2, Config{NoSysmon: true, ForcePreempt: time.Hour})
-	sched.lock.Lock()
-	pp := sched.pidleget()
-	sched.lock.Unlock()
-	pp.schedtick.Store(1)
-	pp.syscalltick.Store(1)
-	pp.m.Store(nil)
-	pp.status.Store(_Psyscall)
+	pp := l07idlePToSyscall(sched) // kitSched(2) leaves both Ps idle
 	runqputtail(pp, kitG(sched, 7))
 	w := &l07HandoffWorld{sched: sched, pp: pp, ms: l07idleMs(sched), seen: "not yet handed P0"}
 	l07syscallM(sched, pp, 2000)

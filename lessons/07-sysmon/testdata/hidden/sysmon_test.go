@@ -47,11 +47,21 @@ func l07at(now int64) string {
 // first look at it is a first sighting.
 func l07syscallP(t *testing.T, sched *schedt) *p {
 	t.Helper()
+	pp := l07idlePToSyscall(sched)
+	if pp == nil {
+		t.Fatal("test setup: no idle P to put in a system call")
+	}
+	return pp
+}
+
+// l07idlePToSyscall is l07syscallP for callers without a *testing.T (the
+// explorer's worlds): nil if no P is idle.
+func l07idlePToSyscall(sched *schedt) *p {
 	sched.lock.Lock()
 	pp := sched.pidleget()
 	sched.lock.Unlock()
 	if pp == nil {
-		t.Fatal("test setup: no idle P to put in a system call")
+		return nil
 	}
 	pp.schedtick.Store(1)
 	pp.syscalltick.Store(1)
