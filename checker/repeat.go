@@ -104,6 +104,9 @@ func (c *Checker) buildRepeat(ctx context.Context, r *run, dir string) (bin stri
 		return "", err
 	}
 	bin = filepath.Join(dir, "repeat.test")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
 	args := append([]string{"test", "-c", "-o", bin, "-overlay", overlay}, buildtag.GoArgs()...)
 	if r.race {
 		args = append(args, "-race")
