@@ -17,6 +17,7 @@ import (
 // very interleaving; --run grades only some tests, without recording
 // progress; --count grades several times over.
 func TestCheckFocusRepeatReplay(t *testing.T) {
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	home := t.TempDir()
 	ws := filepath.Join(home, "ws")

@@ -84,6 +84,7 @@ func TestGradeKilledAndResumed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades a class three times (about a minute)")
 	}
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	class := gradeClass(t, bin)
 	work := t.TempDir()

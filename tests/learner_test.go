@@ -3,28 +3,54 @@ package tests
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// buildKata builds the kata command into a temporary directory.
+// buildKata builds the kata command, once for the whole run (its tests
+// use it as a learner would use one installed binary), into a directory
+// TestMain removes.
 func buildKata(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kata")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
+	kata.once.Do(func() {
+		dir, err := os.MkdirTemp("", "kata-e2e-bin-")
+		if err != nil {
+			kata.err = err
+			return
+		}
+		kata.dir, kata.bin = dir, filepath.Join(dir, "kata")
+		if runtime.GOOS == "windows" {
+			kata.bin += ".exe"
+		}
+		if out, err := exec.Command("go", "build", "-o", kata.bin, "../cmd/kata").CombinedOutput(); err != nil {
+			kata.err = fmt.Errorf("building kata: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, kata.err)
+	return kata.bin
+}
+
+var kata struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if kata.dir != "" {
+		os.RemoveAll(kata.dir)
 	}
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/kata")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "building kata: %s", out)
-	return bin
+	os.Exit(code)
 }
 
 // run runs the kata binary in dir and returns its output and exit code.
@@ -74,6 +100,7 @@ type checkJSON struct {
 // implementation written differently from the reference), check again
 // (it passes), and see kata point at the next lesson.
 func TestLearnerSolvesLessonOne(t *testing.T) {
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	home := t.TempDir()
 	ws := filepath.Join(home, "ws")

@@ -17,6 +17,7 @@ import (
 // question, an answer in the wrong form gets the question again, and the
 // right one passes.
 func TestQuizFromTheBinary(t *testing.T) {
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	dir := t.TempDir()
 	out, code := run(t, bin, dir, "quiz", "3", "--seed", "12", "--answers")

@@ -24,6 +24,7 @@ func TestCheckGradesOneSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out a hung test's limit")
 	}
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	home := t.TempDir()
 	ws := filepath.Join(home, "ws")

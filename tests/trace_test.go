@@ -16,6 +16,7 @@ import (
 // is the learner's own (here the reference's text), kata trace --compare
 // draws the learner's run above the reference's on the same seed.
 func TestTraceCompare(t *testing.T) {
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	ws := filepath.Join(t.TempDir(), "ws")
 	out, code := run(t, bin, t.TempDir(), "init", ws)
@@ -56,6 +57,7 @@ func TestTraceCompare(t *testing.T) {
 // TestTraceKeepsOthersFiles: kata trace replaces its own pages, and nothing
 // else without --force.
 func TestTraceKeepsOthersFiles(t *testing.T) {
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "notes.html")
@@ -88,6 +90,7 @@ func TestTraceKeepsOthersFiles(t *testing.T) {
 // slices, and as many steal flows as the terminal's summary counts steals;
 // it replaces its own file, and nothing else without --force.
 func TestTraceJSON(t *testing.T) {
+	t.Parallel() // its own directories; it mostly waits on kata
 	bin := buildKata(t)
 	dir := t.TempDir()
 	out, code := run(t, bin, dir, "trace", "imbalance", "--reference", "--seed", "3", "--json", "run.json")
