@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -200,6 +202,9 @@ func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]
 		}
 		replace[filepath.Join(mod.pkgDir, base)] = abs
 	}
+	if err := addGradedSources(replace, mod, tmp, r.replace); err != nil {
+		return nil, err
+	}
 	renamed := filepath.Join(tmp, "hidden")
 	if err := os.Mkdir(renamed, 0o755); err != nil {
 		return nil, fmt.Errorf("checker: %w", err)
@@ -253,6 +258,35 @@ func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]
 		replace[filepath.Join(mod.pkgDir, name)] = p
 	}
 	return replace, nil
+}
+
+// gradedSourcesFile is the file that gives the hidden tests the source of
+// the files graded in place of the reference's (kitGraded, in the kit).
+const gradedSourcesFile = "zz_kata_sources_test.go"
+
+// addGradedSources writes, in tmp, the gradedSourcesFile of the files
+// replace graded in place of mod's reference (learner: base name →
+// path), and adds it to replace. go test -overlay compiles each under the
+// reference's name, so a test that quotes a line of the code under test
+// (the explorer's story of a failing schedule) would read the reference's
+// file there, not the one graded.
+func addGradedSources(replace map[string]string, mod *module, tmp string, learner map[string]string) error {
+	var b strings.Builder
+	b.WriteString("//go:build " + buildtag.Interleave + "\n\npackage sched\n\n// Added by kata: the files graded in place of the reference's, as the\n// hidden tests quote them (see checker/run.go, addGradedSources).\n\nfunc init() {\n\tkitGraded = map[string]string{\n")
+	for _, base := range slices.Sorted(maps.Keys(learner)) {
+		src, err := os.ReadFile(replace[filepath.Join(mod.pkgDir, base)])
+		if err != nil {
+			return fmt.Errorf("checker: %w", err)
+		}
+		fmt.Fprintf(&b, "\t\t%q: %s,\n", base, strconv.Quote(string(src)))
+	}
+	b.WriteString("\t}\n}\n")
+	p := filepath.Join(tmp, gradedSourcesFile)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("checker: %w", err)
+	}
+	replace[filepath.Join(mod.pkgDir, gradedSourcesFile)] = p
+	return nil
 }
 
 // saveOverlay writes replace as an -overlay file in dir.

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,6 +46,17 @@ func TestCheckFocusRepeatReplay(t *testing.T) {
 	out, code = run(t, bin, ws, "check", "01", "--run", "TestL01Interleavings", "--seed", seed[1])
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "seed "+seed[1]+" (depth", "the replay did not fail in the same interleaving: %s", out)
+
+	// The explorer's story of the failing order quotes the learner's file,
+	// which go test -overlay compiles under the reference's path: with
+	// three lines of notes on top, every line of it has moved.
+	noted := strings.Replace(race, "package sched\n", "package sched\n\n// my notes\n// more notes\n// and more\n", 1)
+	require.NoError(t, os.WriteFile(runq, []byte(noted), 0o644))
+	out, code = run(t, bin, ws, "check", "01", "--run", "^TestL01Explore$")
+	assert.Equal(t, 1, code, out)
+	storeLine := 1 + strings.Count(noted[:strings.Index(noted, "pp.runqhead.Store(h + qn)")], "\n")
+	assert.Contains(t, out, fmt.Sprintf("pp.runqhead.Store(h + qn) in runqdrain (runq.go:%d)", storeLine),
+		"the story of the failing order does not quote the learner's line: %s", out)
 
 	require.NoError(t, os.WriteFile(runq, ref, 0o644))
 	out, code = run(t, bin, ws, "check", "01", "--run", "FIFO|WrapAround", "--count", "3", "--format", "json")
