@@ -261,7 +261,8 @@ func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]
 }
 
 // gradedSourcesFile is the file that gives the hidden tests the source of
-// the files graded in place of the reference's (kitGraded, in the kit).
+// the files graded in place of the reference's (kataGradedSources, which
+// the kit reads; a lesson file may not name it: kata... is reserved).
 const gradedSourcesFile = "zz_kata_sources_test.go"
 
 // addGradedSources writes, in tmp, the gradedSourcesFile of the files
@@ -272,15 +273,15 @@ const gradedSourcesFile = "zz_kata_sources_test.go"
 // file there, not the one graded.
 func addGradedSources(replace map[string]string, mod *module, tmp string, learner map[string]string) error {
 	var b strings.Builder
-	b.WriteString("//go:build " + buildtag.Interleave + "\n\npackage sched\n\n// Added by kata: the files graded in place of the reference's, as the\n// hidden tests quote them (see checker/run.go, addGradedSources).\n\nfunc init() {\n\tkitGraded = map[string]string{\n")
+	b.WriteString("//go:build " + buildtag.Interleave + "\n\npackage sched\n\n// Added by kata: the files graded in place of the reference's, as the\n// hidden tests quote them (see checker/run.go, addGradedSources).\n\nvar kataGradedSources = map[string]string{\n")
 	for _, base := range slices.Sorted(maps.Keys(learner)) {
 		src, err := os.ReadFile(replace[filepath.Join(mod.pkgDir, base)])
 		if err != nil {
 			return fmt.Errorf("checker: %w", err)
 		}
-		fmt.Fprintf(&b, "\t\t%q: %s,\n", base, strconv.Quote(string(src)))
+		fmt.Fprintf(&b, "\t%q: %s,\n", base, strconv.Quote(string(src)))
 	}
-	b.WriteString("\t}\n}\n")
+	b.WriteString("}\n")
 	p := filepath.Join(tmp, gradedSourcesFile)
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("checker: %w", err)

@@ -428,19 +428,17 @@ func (w kitWhere) String() string {
 
 var kitSources sync.Map // file name -> []string of its lines
 
-// kitGraded is the source of each file graded in place of the
-// reference's (base name → source), which kata sets (its
-// zz_kata_sources_test.go): go test -overlay compiles it under the
-// reference's path, where the file on disk is the reference's.
-var kitGraded map[string]string
-
 // kitSourceCall returns the call of method on line of file as written
 // there ("pp.runqhead.CompareAndSwap(h, h+n)"), or ".method()" if the
 // source cannot be read or its line does not make that call.
 func kitSourceCall(file string, line int, method string) string {
 	v, ok := kitSources.Load(file)
 	if !ok {
-		src, graded := kitGraded[filepath.Base(file)]
+		// A file graded in place of the reference's is compiled under the
+		// reference's path (go test -overlay), where the file on disk is
+		// the reference's: kata gives its source in kataGradedSources
+		// (its zz_kata_sources_test.go).
+		src, graded := kataGradedSources[filepath.Base(file)]
 		if !graded {
 			b, _ := os.ReadFile(file)
 			src = string(b)
