@@ -175,6 +175,10 @@ type l04sOpts struct {
 	// on), but not inside itself: the moment another thread could take
 	// the lock.
 	onUnlock func()
+	// others, if set, counts the test's own threads that take sched.lock:
+	// once the M has returned, they are waited for before the lock is
+	// checked free.
+	others *sync.WaitGroup
 }
 
 // l04sRun is what l04sFind saw.
@@ -241,6 +245,9 @@ func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 		t.Helper()
 		if panicked != nil {
 			t.Fatalf("%s: findRunnable panicked: %v"+kitHint(l04), o.setup, panicked)
+		}
+		if o.others != nil {
+			o.others.Wait()
 		}
 		if !sched.lock.TryLock() {
 			t.Fatalf("%s: findRunnable returned %s with sched.lock still held: every path that takes the lock must release it, including those that start over or return early"+kitHint(l04), o.setup, kitID(res.gp))
@@ -736,7 +743,7 @@ func TestL04Snapshots(t *testing.T) {
 	resizes := 0 // only touched on the M's goroutine, then after it ends
 	setup = "GOMAXPROCS 2, P1 idle, every queue empty: this M spins on P0, steals nothing and gives up. Each time it let go of sched.lock after releasing P0, another thread took the lock and grew GOMAXPROCS past a multiple of 32 (procresize writes sched.allp and sched.idlepMask)"
 	t.Logf("%s. A data race reported between findRunnable and procresize means findRunnable read sched.allp or sched.idlepMask after releasing its P. %s", setup, l04sSnapshotRule)
-	r = l04sFind(t, mp, l04sOpts{setup: setup, onUnlock: func() {
+	r = l04sFind(t, mp, l04sOpts{setup: setup, others: &resizers, onUnlock: func() {
 		if mp.p != nil || resizes == 4 || sched.closing.Load() {
 			return
 		}
