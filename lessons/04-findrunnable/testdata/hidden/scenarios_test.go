@@ -175,9 +175,9 @@ type l04sOpts struct {
 	// on), but not inside itself: the moment another thread could take
 	// the lock.
 	onUnlock func()
-	// others, if set, counts the test's own threads that take sched.lock:
-	// once the M has returned, they are waited for before the lock is
-	// checked free.
+	// others, if set, counts what the test's own threads still have to do
+	// under sched.lock: once the M has returned, it is waited for before
+	// the lock is checked free.
 	others *sync.WaitGroup
 }
 
@@ -736,27 +736,33 @@ func TestL04Snapshots(t *testing.T) {
 	// waits only until the resizer holds sched.lock. Each resize grows
 	// past a multiple of 32 Ps, so that procresize writes both fields; a
 	// read of either after the release races with that write, and the
-	// race detector reports it.
+	// race detector reports it. One resizer makes every resize: the race
+	// detector remembers the last few threads to touch a word, and one
+	// more might push out the M's read.
 	sched = l04sSched(2, Config{})
 	mp = l04sM(sched, 0)
-	var resizers sync.WaitGroup
+	var pending sync.WaitGroup
+	sizes, held := make(chan int32), make(chan struct{})
+	go func() {
+		for n := range sizes {
+			l04sResize(sched, n, func() { held <- struct{}{} })
+			pending.Done()
+		}
+	}()
+	defer close(sizes)
 	resizes := 0 // only touched on the M's goroutine, then after it ends
 	setup = "GOMAXPROCS 2, P1 idle, every queue empty: this M spins on P0, steals nothing and gives up. Each time it let go of sched.lock after releasing P0, another thread took the lock and grew GOMAXPROCS past a multiple of 32 (procresize writes sched.allp and sched.idlepMask)"
 	t.Logf("%s. A data race reported between findRunnable and procresize means findRunnable read sched.allp or sched.idlepMask after releasing its P. %s", setup, l04sSnapshotRule)
-	r = l04sFind(t, mp, l04sOpts{setup: setup, others: &resizers, onUnlock: func() {
+	r = l04sFind(t, mp, l04sOpts{setup: setup, others: &pending, onUnlock: func() {
 		if mp.p != nil || resizes == 4 || sched.closing.Load() {
 			return
 		}
 		resizes++
-		n, held := int32(2+32*resizes), make(chan struct{})
-		resizers.Add(1)
-		go func() {
-			defer resizers.Done()
-			l04sResize(sched, n, func() { close(held) })
-		}()
+		pending.Add(1)
+		sizes <- int32(2 + 32*resizes)
 		<-held
 	}})
-	resizers.Wait()
+	pending.Wait()
 	if resizes == 0 || !r.parked {
 		t.Fatalf("%s: findRunnable returned %s (parked=%v) after %d resizes; want it parked after at least one: with nothing to run anywhere, release P0 and park"+kitHint(l04), setup, kitID(r.gp), r.parked, resizes)
 	}
