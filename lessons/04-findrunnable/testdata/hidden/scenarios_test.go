@@ -706,9 +706,11 @@ const l04sSnapshotRule = "Read sched.allp and sched.idlepMask into snapshots whi
 // stop-the-world, and procresize may replace sched.allp and
 // sched.idlepMask (under sched.lock) at any moment. The M must give
 // checkRunqsNoP the snapshots it took before releasing the P. The world is
-// resized each time the M, without a P, lets go of sched.lock: the only
-// moments another thread can take the lock, so a read of the fields
-// anywhere after the release sees (or races with) a resize.
+// resized when the M, without a P, lets go of sched.lock: the only moments
+// another thread can take the lock, so a read of the fields anywhere after
+// the release sees a resize (the first part: an outcome the snapshots
+// cannot give) or races with one (the second: the race detector's report,
+// which also catches a read of idlepMask alone).
 func TestL04Snapshots(t *testing.T) {
 	// A resize done by the time the M goes on, and a P it added running
 	// with work: the snapshots do not have that P, the fields do.
