@@ -170,6 +170,15 @@ type l04sOpts struct {
 	// scheduling points (just before the atomic operation), but not
 	// inside itself.
 	onPoint func()
+	// onUnlock, if set, is called on the M's goroutine just after each of
+	// its releases of sched.lock (the lock free again, before the M goes
+	// on), but not inside itself: the moment another thread could take
+	// the lock.
+	onUnlock func()
+	// others, if set, counts what the test's own threads still have to do
+	// under sched.lock: once the M has returned, it is waited for before
+	// the lock is checked free.
+	others *sync.WaitGroup
 }
 
 // l04sRun is what l04sFind saw.
@@ -211,6 +220,20 @@ func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 		o.onPoint()
 	})
 	defer setInterleaveHook(old)
+	if o.onUnlock != nil {
+		inUnlock := false // only ever touched on the M's goroutine
+		defer setLockHooks(setLockHooks(&lockHooks{
+			wait: func(*mutex) bool { return false }, // no controlled thread: sync.Mutex's wait
+			released: func(l *mutex) {
+				if id := mgoid.Load(); l != &sched.lock || id == 0 || kitGoid() != id || inUnlock {
+					return
+				}
+				inUnlock = true
+				defer func() { inUnlock = false }()
+				o.onUnlock()
+			},
+		}))
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -222,6 +245,9 @@ func l04sFind(t *testing.T, mp *m, o l04sOpts) l04sRun {
 		t.Helper()
 		if panicked != nil {
 			t.Fatalf("%s: findRunnable panicked: %v"+kitHint(l04), o.setup, panicked)
+		}
+		if o.others != nil {
+			o.others.Wait()
 		}
 		if !sched.lock.TryLock() {
 			t.Fatalf("%s: findRunnable returned %s with sched.lock still held: every path that takes the lock must release it, including those that start over or return early"+kitHint(l04), o.setup, kitID(res.gp))
@@ -653,6 +679,94 @@ func TestL04GiveUpSpinning(t *testing.T) {
 	}
 	if ev, ok := tr.spinStartAfterStop(); !ok || mp.p == nil || ev.P != mp.p.id {
 		t.Fatalf("%s: after stopping spinning, the M became spinning again on P %d (the trace's EvSpinStart), want the P checkRunqsNoP gave it: acquirep it first, then becomeSpinning"+kitHint(l04), setup, ev.P)
+	}
+}
+
+// l04sResize changes the number of Ps to n as GOMAXPROCS does while no M
+// holds a P: under sched.lock, the idle Ps are stopped (stopTheWorld's
+// part for them) and procresize replaces sched.allp and, past a multiple
+// of 32 Ps, sched.idlepMask. locked, if set, is called as soon as the
+// lock is held, before anything changes.
+func l04sResize(sched *schedt, n int32, locked func()) {
+	sched.lock.Lock()
+	defer sched.lock.Unlock()
+	if locked != nil {
+		locked()
+	}
+	for pp := sched.pidleget(); pp != nil; pp = sched.pidleget() {
+		pp.status.Store(_Pgcstop)
+	}
+	procresize(sched, n)
+}
+
+// l04sSnapshotRule is what to do, for the messages of TestL04Snapshots.
+const l04sSnapshotRule = "Read sched.allp and sched.idlepMask into snapshots while you hold sched.lock, before releasing the P; after that, only the snapshots: checkRunqsNoP(sched, allpSnapshot, idlepMaskSnapshot)"
+
+// TestL04Snapshots: once the M has released its P, nothing holds up a
+// stop-the-world, and procresize may replace sched.allp and
+// sched.idlepMask (under sched.lock) at any moment. The M must give
+// checkRunqsNoP the snapshots it took before releasing the P. The world is
+// resized when the M, without a P, lets go of sched.lock: the only moments
+// another thread can take the lock, so a read of the fields anywhere after
+// the release sees a resize (the first part: an outcome the snapshots
+// cannot give) or races with one (the second: the race detector's report,
+// which also catches a read of idlepMask alone).
+func TestL04Snapshots(t *testing.T) {
+	// A resize done by the time the M goes on, and a P it added running
+	// with work: the snapshots do not have that P, the fields do.
+	sched := l04sSched(2, Config{})
+	mp := l04sM(sched, 0)
+	resized := false // only touched on the M's goroutine, then after it ends
+	setup := "GOMAXPROCS 2, P1 idle, every queue empty: this M spins on P0, steals nothing and gives up. The moment it released P0 and then sched.lock, GOMAXPROCS went to 3, and the new P2 started running with G 7 on its ring"
+	r := l04sFind(t, mp, l04sOpts{setup: setup, onUnlock: func() {
+		if resized || mp.p != nil {
+			return
+		}
+		resized = true
+		l04sResize(sched, 3, nil)
+		runqputtail(l04sBusy(sched, 2), kitG(sched, 7))
+	}})
+	if !resized {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v) without ever releasing sched.lock once P0 was released: it found nothing, so it must release P0 (releasep, pidleput under sched.lock) and park"+kitHint(l04), setup, kitID(r.gp), r.parked)
+	}
+	if !r.parked {
+		t.Fatalf("%s: findRunnable returned %s instead of parking the M: it found P2's work, so it read sched.allp (or sched.idlepMask) after releasing P0. From then on procresize may replace both at any moment: in the runtime that read is a data race with GOMAXPROCS, and the slice read may be torn. "+
+			"P2 has an M of its own; this M's last look is at the Ps it knew when it released P0. "+l04sSnapshotRule+kitHint(l04), setup, kitID(r.gp))
+	}
+
+	// A resize under way on another thread while the M goes on: the M
+	// waits only until the resizer holds sched.lock. Each resize grows
+	// past a multiple of 32 Ps, so that procresize writes both fields; a
+	// read of either after the release races with that write, and the
+	// race detector reports it. One resizer makes every resize: the race
+	// detector remembers the last few threads to touch a word, and one
+	// more might push out the M's read.
+	sched = l04sSched(2, Config{})
+	mp = l04sM(sched, 0)
+	var pending sync.WaitGroup
+	sizes, held := make(chan int32), make(chan struct{})
+	go func() {
+		for n := range sizes {
+			l04sResize(sched, n, func() { held <- struct{}{} })
+			pending.Done()
+		}
+	}()
+	defer close(sizes)
+	resizes := 0 // only touched on the M's goroutine, then after it ends
+	setup = "GOMAXPROCS 2, P1 idle, every queue empty: this M spins on P0, steals nothing and gives up. Each time it let go of sched.lock after releasing P0, another thread took the lock and grew GOMAXPROCS past a multiple of 32 (procresize writes sched.allp and sched.idlepMask)"
+	t.Logf("%s. A data race reported between findRunnable and procresize means findRunnable read sched.allp or sched.idlepMask after releasing its P. %s", setup, l04sSnapshotRule)
+	r = l04sFind(t, mp, l04sOpts{setup: setup, others: &pending, onUnlock: func() {
+		if mp.p != nil || resizes == 4 || sched.closing.Load() {
+			return
+		}
+		resizes++
+		pending.Add(1)
+		sizes <- int32(2 + 32*resizes)
+		<-held
+	}})
+	pending.Wait()
+	if resizes == 0 || !r.parked {
+		t.Fatalf("%s: findRunnable returned %s (parked=%v) after %d resizes; want it parked after at least one: with nothing to run anywhere, release P0 and park"+kitHint(l04), setup, kitID(r.gp), r.parked, resizes)
 	}
 }
 
