@@ -57,7 +57,7 @@ func init() {
 			{Name: "TestL04GiveUpSpinning", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "needspinning is answered under sched.lock; work found by checkRunqsNoP makes the M spin again even while another M spins"},
 			{Name: "TestL04Snapshots", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
-				About: "once the P is released, checkRunqsNoP gets the snapshots of allp and idlepMask taken before: GOMAXPROCS changes at each release of sched.lock after it, and the fields are not read again (a data race with procresize)"},
+				About: "once the P is released, sched.allp and sched.idlepMask are read only through snapshots taken before, or under sched.lock: GOMAXPROCS changes at each release of sched.lock after it, and a read without the lock is a data race with procresize"},
 			{Name: "TestL04Timers", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Timing,
 				About: "with a G asleep on a timer, the M waits for it if no other M does (and spins again after the wait if it was spinning), or wakes the one that would sleep past it"},
 			{Name: "TestL04OneTimerWaiter", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
