@@ -657,7 +657,8 @@ func TestL07SysmonRetakeResetsBackoff(t *testing.T) {
 // TestL07SysmonDeepSleep: with every P idle, sysmon stops sleeping in
 // rounds and sleeps deeply (sched.sysmonwait set, waiting on
 // sched.sysmonnote). A syscall wakes it, and a wake by a syscall starts the
-// back-off over: the next sleep is 20µs.
+// back-off over: the next sleep is 20µs. A deep sleep that ends on its own
+// (l07deepSleepTimesOut) does not.
 func TestL07SysmonDeepSleep(t *testing.T) {
 	c := l07newClock(65, 1, 64)
 	var stop atomic.Bool
@@ -712,6 +713,39 @@ func TestL07SysmonDeepSleep(t *testing.T) {
 			"notetsleep reports whether the note was woken; a wake by a syscall resets the back-off: idle = 0 and the sleep back to 20µs%s", s[n], kitHint(l07))
 	}
 	closeDone.Do(func() { close(syscallDone) })
+
+	l07deepSleepTimesOut(t)
+}
+
+// l07deepSleepTimesOut is TestL07SysmonDeepSleep's other way out of the
+// deep sleep: sysmon has backed off to 10ms, its only P goes idle, and a
+// timer is due 5ms later (sched.timer0When; no G sleeps on it). sysmon
+// sleeps deeply until then, and nothing wakes it: the sleep after is
+// still 10ms, since only a wake by a syscall starts the back-off over.
+func l07deepSleepTimesOut(t *testing.T) {
+	t.Helper()
+	c := l07newClock(66, 1, 64, 65)
+	var stop atomic.Bool
+	rt, _ := l07hogRun(t, c, time.Hour, &stop, nil)
+	sched := rt.sched
+	c.awaitSleep(t, 64, "a G is running on the only P, so sysmon must keep sleeping and looking")
+	stop.Store(true) // the G returns; its P goes idle
+	deadline := time.Now().Add(10 * time.Second)
+	for sched.npidle.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("test setup: the only P did not go idle within 10s after its G returned")
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	sched.timer0When.Store(c.now.Load() + int64(5*time.Millisecond)) // the clock stands still while sysmon is held
+	c.release(64)
+	c.awaitSleep(t, 65, "every P idle and a timer due in 5ms: sysmon sleeps deeply until the timer, then goes back to its rounds")
+	sched.timer0When.Store(0) // the timer has run
+	if s := c.first(65); s[64] != 10000 {
+		t.Fatalf("sysmon had backed off to 10000µs; then every P went idle with a timer due in 5ms, and its deep sleep ended on its own when the timer's time came (nothing woke it). "+
+			"Its next sleep was %dµs, want 10000µs: only a wake by a syscall starts the back-off over. notetsleep reports whether the note was woken (syscallWake); "+
+			"a deep sleep that times out leaves idle and the sleep as they were.\n  sleeps (µs): %s%s", s[64], l07fmtSleeps(s), kitHint(l07))
+	}
 }
 
 // TestL07SyscallHandoffSynctest: in a testing/synctest bubble (fake time,
