@@ -57,11 +57,13 @@ type kitThread struct {
 // the state with the scheduling points' operations only, and returns what is
 // wrong or ""; it may take a mutex nobody holds, never wait for one a paused
 // thread holds: that thread cannot run until the invariant returns), and the
-// final state's key and problem, read once all threads have ended.
+// final state's key and problem, read once all threads have ended. steer,
+// for kitDirected only, reads the state as the invariant does.
 type kitStart struct {
 	threads []kitThread
 	check   func() string
 	final   func() (key, problem string)
+	steer   func() int // kitDirected's: the thread to run next, or -1 (see kitDirected)
 }
 
 // kitExploreResult is what an exploration found.
@@ -138,6 +140,29 @@ func kitExplore(bound, maxRuns int, setup func() kitStart) kitExploreResult {
 	return res
 }
 
+// kitDirected runs setup's threads once, each step choosing the thread
+// its steer names (when that thread can run; otherwise, or when steer says
+// -1, the one that ran goes on, as in kitExplore's schedules without
+// preemptions), and returns what went wrong, told as kitExplore tells a
+// failure, or "". It is the one schedule that matters of a race whose
+// exploration would cost too much: a thief that copies 128 slots makes
+// 256 scheduling points, and the orders of those with a preemption or two
+// number tens of thousands, where the race needs one switch at a moment
+// the state names ("as soon as the thief has moved the head").
+func kitDirected(setup func() kitStart) string {
+	pool := kitNewPool()
+	defer pool.close()
+	e := pool.run(setup(), nil, false)
+	if pool.broken || e.problem == "" {
+		return e.problem
+	}
+	msg := e.problem
+	if e = pool.run(setup(), nil, true); !pool.broken {
+		msg += "\n" + e.story()
+	}
+	return msg
+}
+
 // kitAlt is a schedule still to run: a prefix of choices and its preemptions.
 type kitAlt struct {
 	prefix   []int
@@ -181,6 +206,7 @@ type kitExec struct {
 	trace   []kitStep
 	cur     int // the thread running, -1 before the first
 	check   func() string
+	steer   func() int
 	problem string
 	quiet   bool // the invariant is being read: points pass through
 	end     chan struct{}
@@ -227,6 +253,12 @@ func (e *kitExec) decide() int {
 			st.preempts++
 		}
 	}
+	steer := -1
+	if e.steer != nil && i >= len(e.prefix) {
+		e.quiet = true
+		steer = e.steer()
+		e.quiet = false
+	}
 	any, waiting := false, -1
 	for t := range e.n {
 		st.enabled[t] = !e.done[t] && e.waits[t] == nil
@@ -252,6 +284,8 @@ func (e *kitExec) decide() int {
 	case i < len(e.prefix):
 		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended, or waited for a lock, at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
 		st.chose = e.nextAfter(e.cur)
+	case steer >= 0 && steer < e.n && st.enabled[steer]:
+		st.chose = steer
 	case e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] < kitSpinLimit:
 		st.chose = e.cur
 	default:
@@ -449,9 +483,18 @@ func kitSourceCall(file string, line int, method string) string {
 		// rather than another line.
 		return "." + method + "()"
 	}
-	start := i
-	for start > 0 && strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]", rune(src[start-1])) {
-		start--
+	// Back to the start of the operand: names, dots and index expressions,
+	// whose brackets may hold anything ("pp.runq[t%uint32(len(pp.runq))]").
+	start, brackets := i, 0
+	for ; start > 0; start-- {
+		c := src[start-1]
+		if c == ']' {
+			brackets++
+		} else if c == '[' && brackets > 0 {
+			brackets--
+		} else if brackets == 0 && !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.", rune(c)) {
+			break
+		}
 	}
 	end, depth := i+len(method)+1, 0
 	for ; end < len(src); end++ {
@@ -567,7 +610,7 @@ func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 	n := len(r.threads)
 	pl.grow(n)
 	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n),
-		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n),
+		prefix: prefix, cur: -1, check: r.check, steer: r.steer, end: make(chan struct{}), labels: labels, pending: make([]string, n),
 		waits: make([]*mutex, n), waitAt: make([]kitWhere, n)}
 	for _, th := range r.threads {
 		e.names = append(e.names, th.name)
