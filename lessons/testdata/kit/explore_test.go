@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -405,18 +406,50 @@ func (e *kitExec) exit(t int) {
 func (e *kitExec) story() string {
 	var b strings.Builder
 	b.WriteString("the shortest failing order of operations (each runs when its thread's turn comes):")
-	last := ""
-	for _, op := range e.ops {
-		who, what, _ := strings.Cut(op, ": ")
-		if who != last {
-			fmt.Fprintf(&b, "\n  %s:", who)
-			last = who
-		} else {
-			b.WriteString(";")
+	var who string
+	var run []string // the operations of who's turn
+	flush := func() {
+		if len(run) > 0 {
+			fmt.Fprintf(&b, "\n  %s: %s", who, strings.Join(kitRepeats(run), "; "))
 		}
-		fmt.Fprintf(&b, " %s", what)
 	}
+	for _, op := range e.ops {
+		w, what, _ := strings.Cut(op, ": ")
+		if w != who {
+			flush()
+			who, run = w, nil
+		}
+		run = append(run, what)
+	}
+	flush()
 	return b.String()
+}
+
+// kitRepeats shortens a thread's run of operations where one operation,
+// or a pair, repeats three times or more in a row (a loop over the slots:
+// a load and a store, 128 times), to one copy and the count.
+func kitRepeats(ops []string) []string {
+	var out []string
+	for i := 0; i < len(ops); {
+		best, times := 1, 1
+		for period := 1; period <= 2; period++ {
+			k := 1
+			for i+(k+1)*period <= len(ops) && slices.Equal(ops[i:i+period], ops[i+k*period:i+(k+1)*period]) {
+				k++
+			}
+			if k >= 3 && k*period > best*times {
+				best, times = period, k
+			}
+		}
+		if times == 1 {
+			out = append(out, ops[i])
+			i++
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (%d times)", strings.Join(ops[i:i+best], "; "), times))
+		i += best * times
+	}
+	return out
 }
 
 // kitOpLabel names the operation a scheduling point comes before, from
