@@ -461,6 +461,28 @@ func kitOpLabel() string {
 	return kitWhere(pcs[:runtime.Callers(3, pcs)]).String()
 }
 
+// kitPendingOp names the operation the calling thread is paused before,
+// by its type and method ("atomicUint32.Store"), or "" if it is at none
+// (it is starting or ending). A steer (kitDirected) calls it to switch at
+// an operation the state does not show: the field is not named, only the
+// type.
+func kitPendingOp() string {
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if i := strings.Index(f.Function, ".(*atomic"); i >= 0 {
+			op := f.Function[i+len(".(*"):] // atomicUint32).Store, or atomicPointer[...]).Load
+			typ, method, _ := strings.Cut(op, ").")
+			typ, _, _ = strings.Cut(typ, "[")
+			return typ + "." + method
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
 // kitWhere is the call stack of a thread at an operation, kept to be named
 // (String) only if a failure's message needs it: waiting for a lock is
 // frequent, a deadlock rare.

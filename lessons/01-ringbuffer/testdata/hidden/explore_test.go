@@ -210,3 +210,41 @@ func l01DirectedCopy(im l01Impl) string {
 		}
 	})
 }
+
+// l01DirectedPutSlow: the owner puts G 257 on its full ring, which moves
+// half of it to the global queue, and a thief steals the moment the owner
+// is about to store a counter. runqputslow moves the head only with a
+// CompareAndSwap and stores no counter; one that checks the head with a
+// Load and then moves it with a Store is switched out between the two,
+// and the thief takes the same Gs.
+func l01DirectedPutSlow(im l01Impl) string {
+	return kitDirected(func() kitStart {
+		w := kitNewQueues(2, 257)
+		owner, thief := w.ps[0], w.ps[1]
+		kitPutAll(owner, w.gs[:256])
+		switched := false
+		return kitStart{
+			threads: []kitThread{
+				{"the owner", func() { im.putTail(owner, w.gs[256]) }},
+				{"the thief", func() { w.took(im.steal(thief, owner, false), "the thief's runqsteal") }},
+			},
+			steer: func() int {
+				if switched = switched || kitPendingOp() == "atomicUint32.Store"; switched {
+					return 1
+				}
+				return 0
+			},
+			final: func() (string, string) {
+				key, problem := w.final()
+				for _, gp := range w.gs {
+					by := strings.Join(w.who[gp], ", ")
+					if len(w.who[gp]) > 1 && strings.Contains(by, "global queue") && (strings.Contains(by, "thief") || strings.Contains(by, "P1")) {
+						problem = fmt.Sprintf("%s came out twice (%s): the owner's runqputslow checked runqhead with a Load and was about to move it with a Store when the thief stole; the thief's CompareAndSwap took the same oldest Gs, and the owner's Store then moved the head anyway. Anyone may move the head: move it only with a CompareAndSwap from the head you read the slots at, which fails if someone moved it since (then return false: the ring is no longer full)", kitID(gp), by)
+						break
+					}
+				}
+				return key, problem
+			},
+		}
+	})
+}
