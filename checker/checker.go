@@ -447,7 +447,7 @@ func (c *Checker) compileErrorsIn(mod *module, lines []string, replace map[strin
 		}
 		out = append(out, l)
 	}
-	return withCompileHints(out)
+	return out
 }
 
 // messageFile splits a compiler message ("runq.go:12:3: undefined: x", or

@@ -204,8 +204,8 @@ func TestHarnessRecordsVerdicts(t *testing.T) {
 func TestLearnerCannotDeclareARenamedTest(t *testing.T) {
 	c := withoutVet(sharedChecker(t))
 	l := lesson(t, "01-ringbuffer")
-	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "package sched\n",
-		"package sched\n\nimport (\n\t\"testing\"\n)\n\n// Passes, whatever runq.go does.\nfunc kataTest_TestL01FIFO(t *testing.T) {}\n", 1)
+	src := strings.Replace(string(embedded(t, "solutions/runq.go")), `import "sync/atomic"`,
+		"import (\n\t\"sync/atomic\"\n\t\"testing\"\n)\n\n// Passes, whatever runq.go does.\nfunc kataTest_TestL01FIFO(t *testing.T) {}", 1)
 	files := lessonFile(t, "runq.go", []byte(src))
 	res := c.Lesson(context.Background(), l, files)
 	if res.Status != StatusFail || res.Score != 0 {
@@ -219,7 +219,7 @@ func TestLearnerCannotDeclareARenamedTest(t *testing.T) {
 	line := 1 + slices.Index(strings.Split(string(hidden), "\n"), "func TestL01FIFO(t *testing.T) {")
 	want := []string{
 		fmt.Sprintf("zz_01_ringbuffer_ringbuffer_test.go (hidden test):%d:6: kataTest_TestL01FIFO redeclared in this block", line),
-		"\t" + files["runq.go"] + ":8:6: other declaration of kataTest_TestL01FIFO",
+		"\t" + files["runq.go"] + ":9:6: other declaration of kataTest_TestL01FIFO",
 	}
 	if line == 0 || !slices.Equal(res.CompileErrors, want) {
 		t.Errorf("compile errors:\n%s\nwant:\n%s", strings.Join(res.CompileErrors, "\n"), strings.Join(want, "\n"))

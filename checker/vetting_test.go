@@ -27,7 +27,7 @@ func forgingRunq(t *testing.T) []byte {
 	t.Helper()
 	src := string(embedded(t, "solutions/runq.go"))
 	for _, e := range [][2]string{
-		{"package sched\n", "package sched\n\nimport (\n\t\"os\"\n)\n"},
+		{`import "sync/atomic"`, "import (\n\t\"os\"\n\t\"sync/atomic\"\n)"},
 		{"\nfunc runqputtail(", `
 var forged = map[string]string{}
 
@@ -63,7 +63,7 @@ func TestVetRefusesBeforeCompiling(t *testing.T) {
 	}
 	want := []string{
 		`runq.go:4:2: import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`,
-		"runq.go:27:6: a lesson file may not declare an init function",
+		"runq.go:28:6: a lesson file may not declare an init function",
 	}
 	if len(res.VetProblems) != len(want) {
 		t.Fatalf("vet problems %q, want %d", res.VetProblems, len(want))
@@ -136,16 +136,16 @@ func TestVetKnowsTheHarness(t *testing.T) {
 		got = append(got, p.String())
 	}
 	want := []string{
-		"runq.go:22:2: refers to kataMu, which only kata's tests declare",
-		"runq.go:23:2: refers to kataVerdicts, which only kata's tests declare",
 		"runq.go:24:2: refers to kataMu, which only kata's tests declare",
-		"runq.go:25:2: refers to kataHarnessEntered, which only kata's tests declare",
-		"runq.go:26:6: refers to kitG, which only kata's tests declare",
-		"runq.go:27:2: refers to setInterleaveHook, which only kata's tests declare",
-		"runq.go:28:6: refers to interleaveHook, which only kata's tests declare",
+		"runq.go:25:2: refers to kataVerdicts, which only kata's tests declare",
+		"runq.go:26:2: refers to kataMu, which only kata's tests declare",
+		"runq.go:27:2: refers to kataHarnessEntered, which only kata's tests declare",
+		"runq.go:28:6: refers to kitG, which only kata's tests declare",
+		"runq.go:29:2: refers to setInterleaveHook, which only kata's tests declare",
+		"runq.go:30:6: refers to interleaveHook, which only kata's tests declare",
 		// Declared in both builds (an empty function outside the hidden
 		// tests'), but in no lesson's API.
-		"runq.go:29:2: uses schedPoint, which is not in lesson 01-ringbuffer's API",
+		"runq.go:31:2: uses schedPoint, which is not in lesson 01-ringbuffer's API",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("problems:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
@@ -174,7 +174,7 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 		for _, imp := range imports {
 			block += "\t\"" + imp + "\"\n"
 		}
-		src := strings.Replace(base, "package sched\n", "package sched\n\n"+block+")\n", 1)
+		src := strings.Replace(base, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)", 1)
 		src = strings.Replace(src, "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(", 1)
 		if src == base {
 			t.Fatal("runq.go has changed: the edits do not apply")
@@ -329,7 +329,7 @@ func TestVetFailsClosed(t *testing.T) {
 	c := sharedChecker(t)
 	l := lesson(t, "01")
 	src := string(embedded(t, "solutions/runq.go"))
-	deep := strings.Replace(src, "package sched\n", "package sched\n\nimport (\n\t\"os\"\n)\n", 1)
+	deep := strings.Replace(src, `import "sync/atomic"`, "import (\n\t\"os\"\n\t\"sync/atomic\"\n)", 1)
 	deep = strings.Replace(deep, "\nfunc runqputtail(", "\nvar deepNesting = "+strings.Repeat("(", 100_010)+"1"+strings.Repeat(")", 100_010)+
 		"\n\nfunc init() { os.Exit(0) }\n\nfunc runqputtail(", 1)
 	res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(deep)))

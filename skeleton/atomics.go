@@ -6,8 +6,8 @@ import (
 )
 
 // The atomics of the lock-free protocols the lessons build: the ring's
-// head, tail and slots, runnext, nmspinning, the G and P statuses, the
-// claim and the deadline of the M that waits for timers (sched.lastpoll,
+// head and tail, runnext, nmspinning, the G and P statuses, the claim and
+// the deadline of the M that waits for timers (sched.lastpoll,
 // sched.pollUntil), what sysmon reads of a running P (its ticks, its M,
 // and that M's current G), and the flag of sysmon's deep sleep
 // (sched.sysmonwait). Each is a sync/atomic value behind the same methods

@@ -220,14 +220,9 @@ type p struct {
 	// atomic pointers: the runtime's plain slots are a data race by the Go
 	// memory model (it tolerates them because the runtime is not
 	// race-instrumented; a thief that loses its CAS throws the read away).
-	// Like the counters, each slot is one of atomics.go's types, so that its
-	// loads and stores are scheduling points of the hidden tests' controlled
-	// scheduler: an owner that moves the tail before it fills the slot, or a
-	// thief that reads the slots after its CAS, is wrong only in the orders
-	// that put another thread's operation between the two.
 	runqhead atomicUint32
 	runqtail atomicUint32
-	runq     [256]atomicPointer[g]
+	runq     [256]atomic.Pointer[g]
 
 	// runnext, if non-nil, is a runnable G that was readied by the current
 	// G and should run next instead of what is in runq, if there is time

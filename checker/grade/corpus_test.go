@@ -83,15 +83,14 @@ func testReasons(g report.LessonGrade) string {
 // allL01 are lesson 01's test names, for the fake-PASS printers.
 const allL01 = `"TestL01FIFO", "TestL01WrapAround", "TestL01FullRingGoesGlobal", "TestL01PutBatch", "TestL01GrabOlderHalf", "TestL01StealAndDrain", "TestL01ConcurrentSteal", "TestL01InScheduler"`
 
-// withImports gives runq.go, which imports nothing, imports: a block
-// after the package clause, the first on line 4.
+// withImports adds imports to runq.go, whose only import is sync/atomic.
 func withImports(t testing.TB, src []byte, imports ...string) []byte {
 	t.Helper()
 	block := "import (\n"
 	for _, imp := range imports {
 		block += "\t\"" + imp + "\"\n"
 	}
-	return edit(t, src, "package sched\n", "package sched\n\n"+block+")\n")
+	return edit(t, src, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)")
 }
 
 func hostiles() []hostile {
@@ -406,7 +405,7 @@ func runqputtail(`))
 			want: refused(`runq\.go:\d+:1: a //line directive is not allowed in a lesson file: remove it$`)},
 		{name: "cgo", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
-				return one("runq.go", edit(t, ref(t, "runq.go"), "package sched\n", "package sched\n\n// #include <stdlib.h>\nimport \"C\"\n"))
+				return one("runq.go", edit(t, ref(t, "runq.go"), `import "sync/atomic"`, "// #include <stdlib.h>\nimport \"C\"\n\nimport \"sync/atomic\""))
 			},
 			want: refused(`runq\.go:4:8: import "C" \(cgo\) is not allowed in a lesson file: remove it and the comment above it$`)},
 		{name: "unsafe-pointer-conversion", lesson: "01-ringbuffer", short: true,
@@ -519,7 +518,7 @@ func runqputtail(`))
 				for i := 1; i <= 40; i++ {
 					decls += fmt.Sprintf("type ab%d = struct{ l, r ab%d }\n", i, i-1)
 				}
-				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "sync/atomic"), "\nfunc runqputtail(", "\n"+decls+"\nvar abPtr atomic.Pointer[ab40]\n\nfunc runqputtail("))
+				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nvar abPtr atomic.Pointer[ab40]\n\nfunc runqputtail("))
 			},
 			want: refused(`runq\.go: the type checker gave up: it (used more than 1024 MiB of memory|took more than 15s): `)},
 		{name: "vetter-nesting-bypass", lesson: "01-ringbuffer", short: true,
@@ -593,7 +592,7 @@ func tornInterface(t testing.TB) []byte {
 	for _, tt := range lesson(t, "01-ringbuffer").Tests {
 		names = append(names, strconv.Quote(tt.Name))
 	}
-	src := string(withImports(t, skel(t, "runq.go"), "fmt", "sync", "sync/atomic"))
+	src := string(withImports(t, skel(t, "runq.go"), "fmt", "sync"))
 	stubs := strings.Count(src, "\tpanic(\"not implemented")
 	require.Positive(t, stubs, "the skeleton's runq.go has no stubs left")
 	src = strings.ReplaceAll(src, "\tpanic(\"not implemented", "\trtOnce.Do(rtTry)\n\tpanic(\"not implemented")

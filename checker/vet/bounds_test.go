@@ -45,7 +45,7 @@ func TestFailsClosed(t *testing.T) {
 			return edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tif {")
 		}, []string{"syntax:"}},
 		{"a syntax error in the imports", func(t testing.TB) string {
-			return edit(t, ref(t, "runq.go"), "package sched\n", "package sched\n\nimport \"sync/atomic\n")
+			return edit(t, ref(t, "runq.go"), `import "sync/atomic"`, `import "sync/atomic`)
 		}, []string{"syntax:"}},
 		{"a type error", func(t testing.TB) string {
 			return edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tundefinedThing()")
@@ -115,11 +115,6 @@ func bombs() map[string]func(t testing.TB) string {
 			return edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(")
 		}
 	}
-	withAtomic := func(src func(t testing.TB) string) func(t testing.TB) string {
-		return func(t testing.TB) string {
-			return edit(t, src(t), "package sched\n", "package sched\n\nimport \"sync/atomic\"\n")
-		}
-	}
 	aliases := "type ab0 = struct{ l, r int }\n"
 	strs := "const s0 = \"xxxxxxxx\"\n"
 	for i := 1; i <= 40; i++ {
@@ -140,7 +135,7 @@ func rtBomb() { _ = ` + strings.Repeat("rtMk(", 32) + "0" + strings.Repeat(")", 
 `),
 		// No generic declaration of its own: aliases, each twice the one
 		// before, spelt out by an instance of a standard generic type.
-		"aliases": withAtomic(at(aliases + "\nvar abPtr atomic.Pointer[ab40]\n")),
+		"aliases": at(aliases + "\nvar abPtr atomic.Pointer[ab40]\n"),
 		// No type at all: a constant string doubled 40 times.
 		"constant strings": at(strs + "\nvar sLen = len(s40)\n"),
 	}

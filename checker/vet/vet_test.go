@@ -121,15 +121,14 @@ func edit(t testing.TB, src, old, new string) string {
 	return strings.Replace(src, old, new, 1)
 }
 
-// withImports gives runq.go, which imports nothing, imports: a block
-// after the package clause, the first on line 4.
+// withImports gives runq.go (whose one import is sync/atomic) more.
 func withImports(t testing.TB, src string, imports ...string) string {
 	t.Helper()
 	block := "import (\n"
 	for _, imp := range imports {
 		block += "\t" + imp + "\n"
 	}
-	return edit(t, src, "package sched\n", "package sched\n\n"+block+")\n")
+	return edit(t, src, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)")
 }
 
 // TestCourseFilesPass: the reference, the skeleton, every alternate and
@@ -206,11 +205,6 @@ type ruleCase struct {
 
 func ruleCases() []ruleCase {
 	runq := func(t testing.TB) string { return ref(t, "runq.go") }
-	// runqAtomic is runq.go importing sync/atomic, on line 3, for the
-	// cases that convert to its types.
-	runqAtomic := func(t testing.TB) string {
-		return edit(t, runq(t), "package sched\n", "package sched\n\nimport \"sync/atomic\"\n")
-	}
 	park := func(t testing.TB) string { return ref(t, "park.go") }
 	at := func(fn string, body string) func(func(testing.TB) string) func(testing.TB) string {
 		return func(base func(testing.TB) string) func(testing.TB) string {
@@ -229,14 +223,14 @@ func init() {
 }
 
 func runqputtail(`)
-		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`, "27:6:init:may not declare an init function"}},
+		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`, "28:6:init:may not declare an init function"}},
 		{name: "linkname to syscall.runtime_envs", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `_ "unsafe"`), "\nfunc runqputtail(", `
 //go:linkname runtime_envs syscall.runtime_envs
 func runtime_envs() []string
 
 func runqputtail(`)
-		}, want: []string{`4:2:import:import "unsafe" is not allowed`, "25:1:directive:the //go:linkname directive is not allowed"}},
+		}, want: []string{`4:2:import:import "unsafe" is not allowed`, "26:1:directive:the //go:linkname directive is not allowed"}},
 		{name: "linkname where unsafe is allowed", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", `
 //go:linkname runtime_envs syscall.runtime_envs
@@ -256,7 +250,7 @@ func gopark(`)
 		}},
 		{name: "var initialised by a call", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar started = start()\n\nfunc start() bool { return true }\n\nfunc runqputtail(")
-		}, want: []string{"21:15:initializer:package-level var started is initialised by calling start, which runs before kata's tests"}},
+		}, want: []string{"23:15:initializer:package-level var started is initialised by calling start, which runs before kata's tests"}},
 		{name: "var initialised by a called function literal", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x, y = 1, func() int { return 2 }()\n\nfunc runqputtail(")
 		}, want: []string{"initializer:package-level var x, y is initialised by calling (func() int literal)"}},
@@ -265,19 +259,19 @@ func gopark(`)
 		}, want: []string{"initializer:calling names"}},
 		{name: "line directive", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\n//line zz_kata_harness_test.go:1\nfunc runqputtail(")
-		}, want: []string{"21:1:directive:a //line directive is not allowed"}},
+		}, want: []string{"23:1:directive:a //line directive is not allowed"}},
 		{name: "line directive in a block comment", file: "runq.go", src: at(putTail, "\t/*line zz_kata_harness_test.go:1*/")(runq), want: []string{"directive:a //line directive"}},
 		{name: "cgo", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, runqAtomic(t), `import "sync/atomic"`, "// #include <stdlib.h>\nimport \"C\"\n\nimport \"sync/atomic\"")
+			return edit(t, runq(t), `import "sync/atomic"`, "// #include <stdlib.h>\nimport \"C\"\n\nimport \"sync/atomic\"")
 		}, want: []string{`4:8:import:import "C" (cgo) is not allowed`}},
 		{name: "unsafe where it is not allowed", file: "runq.go", src: func(t testing.TB) string {
 			return at(putTail, "\t_ = unsafe.Sizeof(gp)")(func(t testing.TB) string { return withImports(t, runq(t), `"unsafe"`) })(t)
 		}, want: []string{`import:import "unsafe" is not allowed`, "unsafe:unsafe.Sizeof is not allowed"}},
 		{name: "unsafe.Add", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tlock = unsafe.Add(lock, 8)")(park), want: []string{"unsafe:unsafe.Add is not allowed in a lesson file"}},
-		{name: "an atomic converted to its sync/atomic type", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runqAtomic),
+		{name: "an atomic converted to its sync/atomic type", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
 			want: []string{"24:6:atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32, past the scheduling point"}},
-		{name: "a generic atomic converted", file: "runq.go", src: at(putTail, "\tnext := (*atomic.Pointer[g])(&pp.runnext)\n\tnext.Store(nil)")(runqAtomic),
+		{name: "a generic atomic converted", file: "runq.go", src: at(putTail, "\tnext := (*atomic.Pointer[g])(&pp.runnext)\n\tnext.Store(nil)")(runq),
 			want: []string{"24:10:atomic:converts &pp.runnext (*sched.atomicPointer[sched.g]) to *sync/atomic.Pointer[sched.g]"}},
 		{name: "atomics used through their methods", file: "runq.go", src: at(putTail, "\thead := &pp.runqhead\n\t_ = head.Load()")(runq)},
 		{name: "unsafe.Pointer converted to a pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
@@ -302,14 +296,14 @@ func gopark(`)
 		{name: "a renamed test", file: "runq.go", src: at(putTail, "\t_ = kataTest_TestL01FIFO")(runq), want: []string{"test-only:refers to kataTest_TestL01FIFO"}},
 		{name: "declares a renamed test", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc kataTest_TestL01FIFO(t any) {}\n\nfunc runqputtail(")
-		}, want: []string{"21:6:reserved:kataTest_TestL01FIFO: names that start with \"kata\" are kata's test harness's: rename it"}},
+		}, want: []string{"23:6:reserved:kataTest_TestL01FIFO: names that start with \"kata\" are kata's test harness's: rename it"}},
 		{name: "declares a harness variable", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar kataVerdicts = map[string]string{}\n\nfunc runqputtail(")
 		}, want: []string{"reserved:kataVerdicts: names that start with \"kata\""}},
 		{name: "a local with kata's prefix", file: "runq.go", src: at(putTail, "\tkataX := 1\n\t_ = kataX")(runq), want: []string{"reserved:kataX"}},
 		{name: "a len that hides problems", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc len(v any) int { return 0 }\n\nfunc runqputtail(")
-		}, want: []string{"21:6:reserved:declares len, a name Go predeclares: at package level it would change what len means in kata's tests too"}},
+		}, want: []string{"23:6:reserved:declares len, a name Go predeclares: at package level it would change what len means in kata's tests too"}},
 		{name: "true and nil redeclared", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nconst true = false\n\nvar nil = 1\n\ntype error = string\n\nfunc runqputtail(")
 		}, want: []string{"reserved:declares true", "reserved:declares nil", "reserved:declares error"}},
@@ -321,7 +315,7 @@ func gopark(`)
 
 		// What a correct file may do.
 		{name: "every safe import, used", file: "runq.go", src: func(t testing.TB) string {
-			src := withImports(t, runq(t), `"errors"`, `"fmt"`, `"math"`, `"math/bits"`, `"slices"`, `"sync"`, `"sync/atomic"`)
+			src := withImports(t, runq(t), `"errors"`, `"fmt"`, `"math"`, `"math/bits"`, `"slices"`, `"sync"`)
 			return at(putTail, `	var mu sync.Mutex
 	var once sync.Once
 	once.Do(func() { mu.Lock(); mu.Unlock() })
@@ -372,7 +366,7 @@ func runqputtail(`)
 			// to a lesson file, which is vetted against the other, they
 			// are the tests' own names.
 			want: []string{"test-only:refers to interleaveHook, which only kata's tests declare", "test-only:refers to setInterleaveHook"}},
-		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runqAtomic),
+		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
 			want: []string{"atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32"}},
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", "\nfunc (gp *g) String() string { return \"same\" }\n\nfunc gopark(")
@@ -383,7 +377,7 @@ func runqputtail(`)
 		{name: "the channel's sudogs", file: "runq.go", src: at(putTail, "\tvar sg sudog\n\tsg.g = gp\n\t_ = chanCell[int](gp)")(runq),
 			want: []string{"api:uses sudog, which is not in", "api:uses sudog.g", "api:uses chanCell"}},
 		{name: "a struct of the file's own converted to a reference's", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, runqAtomic(t), "\nfunc runqputtail(", "\ntype bare struct{ v atomic.Uint32 }\n\nfunc head(pp *p) uint32 { return (*bare)(&pp.runqhead).v.Load() }\n\nfunc runqputtail(")
+			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype bare struct{ v atomic.Uint32 }\n\nfunc head(pp *p) uint32 { return (*bare)(&pp.runqhead).v.Load() }\n\nfunc runqputtail(")
 		}, want: []string{"atomic:converts &pp.runqhead (*sched.atomicUint32) to *sched.bare, past the scheduling point"}},
 		{name: "an interface that asks for a reference method", file: "runq.go", src: at(putTail, "\tif x, ok := any(pp.sched).(interface{ checkdead() }); ok {\n\t\tx.checkdead()\n\t}")(runq),
 			want: []string{"api:declares an interface method checkdead, as the reference's schedt.checkdead"}},
@@ -408,11 +402,11 @@ func runqputtail(`)
 
 		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
 		// compiler to say what is wrong.
-		{name: "a typo", file: "runq.go", src: at(putTail, "\tundefinedThing()\n\tpp.runqhed.Load()")(runq), want: []string{"22:2:types:go/types refuses it (undefined: undefinedThing)"}},
-		{name: "a syntax error", file: "runq.go", src: at(putTail, "\tif {")(runq), want: []string{"22:5:syntax:go/parser cannot parse it (missing condition in if statement)"}},
+		{name: "a typo", file: "runq.go", src: at(putTail, "\tundefinedThing()\n\tpp.runqhed.Load()")(runq), want: []string{"24:2:types:go/types refuses it (undefined: undefinedThing)"}},
+		{name: "a syntax error", file: "runq.go", src: at(putTail, "\tif {")(runq), want: []string{"24:5:syntax:go/parser cannot parse it (missing condition in if statement)"}},
 		{name: "a type error in an initialiser", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x = undefinedFunc()\n\nfunc runqputtail(")
-		}, want: []string{"21:9:types:undefined: undefinedFunc"}},
+		}, want: []string{"23:9:types:undefined: undefinedFunc"}},
 	}
 }
 

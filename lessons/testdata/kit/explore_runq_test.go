@@ -29,7 +29,7 @@ func kitRawG(a *atomicPointer[g]) *atomic.Pointer[g] { return (*atomic.Pointer[g
 func kitPutAll(pp *p, gs []*g) {
 	t := kitRaw32(&pp.runqtail).Load()
 	for _, gp := range gs {
-		kitRawG(&pp.runq[t%uint32(len(pp.runq))]).Store(gp)
+		pp.runq[t%uint32(len(pp.runq))].Store(gp)
 		t++
 	}
 	kitRaw32(&pp.runqtail).Store(t)
@@ -78,10 +78,8 @@ func (w *kitQueues) noted(s string) bool {
 }
 
 // check is the invariant of every step: each P's ring holds 0 to 256 Gs,
-// each slot from its head to its tail holds a G (the owner writes a slot
-// before the tail that publishes it; the rings start with empty slots), and
-// no G is in two places (two slots of rings, a runnext, the global queue,
-// or taken) at once.
+// and no G is in two places (two slots of rings, a runnext, the global
+// queue, or taken) at once.
 func (w *kitQueues) check() string {
 	seen := make([]bool, len(w.gs)+1) // by ID: the Gs are G 1 to G n
 	twice := func(gp *g) bool {
@@ -100,11 +98,7 @@ func (w *kitQueues) check() string {
 			return fmt.Sprintf("P%d's ring holds %d Gs (head %d, tail %d): more than its 256 slots", pp.id, int32(t-h), h, t)
 		}
 		for i := h; i != t; i++ {
-			gp := kitRawG(&pp.runq[i%uint32(len(pp.runq))]).Load()
-			if gp == nil {
-				return fmt.Sprintf("P%d's runqtail is %d, but slot %d, inside the ring (runqhead %d), holds no G yet: the tail was stored before the slot was written. A thief that loads the tail now reads slot %d, finds nothing, and moves the head past it; the G written there afterwards is lost. Write the slot first, then store the tail: the tail's store-release is what publishes the slot", pp.id, t, i%uint32(len(pp.runq)), h, i%uint32(len(pp.runq)))
-			}
-			if twice(gp) {
+			if gp := pp.runq[i%uint32(len(pp.runq))].Load(); twice(gp) {
 				return w.twoPlaces(gp)
 			}
 		}
@@ -135,7 +129,7 @@ func (w *kitQueues) twoPlaces(gp *g) string {
 	var places []string
 	for _, pp := range w.ps {
 		for i, t := kitRaw32(&pp.runqhead).Load(), kitRaw32(&pp.runqtail).Load(); i != t; i++ {
-			if kitRawG(&pp.runq[i%uint32(len(pp.runq))]).Load() == gp {
+			if pp.runq[i%uint32(len(pp.runq))].Load() == gp {
 				places = append(places, fmt.Sprintf("P%d's ring", pp.id))
 			}
 		}
@@ -164,7 +158,7 @@ func (w *kitQueues) final() (key, problem string) {
 	for _, pp := range w.ps {
 		w.took(kitRawG(&pp.runnext).Swap(nil), fmt.Sprintf("P%d's runnext afterwards", pp.id))
 		for h, t := kitRaw32(&pp.runqhead).Load(), kitRaw32(&pp.runqtail).Load(); h != t; h++ {
-			w.took(kitRawG(&pp.runq[h%uint32(len(pp.runq))]).Load(), fmt.Sprintf("P%d's ring afterwards", pp.id))
+			w.took(pp.runq[h%uint32(len(pp.runq))].Load(), fmt.Sprintf("P%d's ring afterwards", pp.id))
 		}
 	}
 	for gp := w.sched.runq.pop(); gp != nil; gp = w.sched.runq.pop() {

@@ -39,7 +39,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,13 +58,11 @@ type kitThread struct {
 // the state with the scheduling points' operations only, and returns what is
 // wrong or ""; it may take a mutex nobody holds, never wait for one a paused
 // thread holds: that thread cannot run until the invariant returns), and the
-// final state's key and problem, read once all threads have ended. steer,
-// for kitDirected only, reads the state as the invariant does.
+// final state's key and problem, read once all threads have ended.
 type kitStart struct {
 	threads []kitThread
 	check   func() string
 	final   func() (key, problem string)
-	steer   func() int // kitDirected's: the thread to run next, or -1 (see kitDirected)
 }
 
 // kitExploreResult is what an exploration found.
@@ -142,29 +139,6 @@ func kitExplore(bound, maxRuns int, setup func() kitStart) kitExploreResult {
 	return res
 }
 
-// kitDirected runs setup's threads once, each step choosing the thread
-// its steer names (when that thread can run; otherwise, or when steer says
-// -1, the one that ran goes on, as in kitExplore's schedules without
-// preemptions), and returns what went wrong, told as kitExplore tells a
-// failure, or "". It is the one schedule that matters of a race whose
-// exploration would cost too much: a thief that copies 128 slots makes
-// 256 scheduling points, and the orders of those with a preemption or two
-// number tens of thousands, where the race needs one switch at a moment
-// the state names ("as soon as the thief has moved the head").
-func kitDirected(setup func() kitStart) string {
-	pool := kitNewPool()
-	defer pool.close()
-	e := pool.run(setup(), nil, false)
-	if pool.broken || e.problem == "" {
-		return e.problem
-	}
-	msg := e.problem
-	if e = pool.run(setup(), nil, true); !pool.broken {
-		msg += "\n" + e.story()
-	}
-	return msg
-}
-
 // kitAlt is a schedule still to run: a prefix of choices and its preemptions.
 type kitAlt struct {
 	prefix   []int
@@ -208,7 +182,6 @@ type kitExec struct {
 	trace   []kitStep
 	cur     int // the thread running, -1 before the first
 	check   func() string
-	steer   func() int
 	problem string
 	quiet   bool // the invariant is being read: points pass through
 	end     chan struct{}
@@ -255,12 +228,6 @@ func (e *kitExec) decide() int {
 			st.preempts++
 		}
 	}
-	steer := -1
-	if e.steer != nil && i >= len(e.prefix) {
-		e.quiet = true
-		steer = e.steer()
-		e.quiet = false
-	}
 	any, waiting := false, -1
 	for t := range e.n {
 		st.enabled[t] = !e.done[t] && e.waits[t] == nil
@@ -286,8 +253,6 @@ func (e *kitExec) decide() int {
 	case i < len(e.prefix):
 		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended, or waited for a lock, at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
 		st.chose = e.nextAfter(e.cur)
-	case steer >= 0 && steer < e.n && st.enabled[steer]:
-		st.chose = steer
 	case e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] < kitSpinLimit:
 		st.chose = e.cur
 	default:
@@ -407,50 +372,18 @@ func (e *kitExec) exit(t int) {
 func (e *kitExec) story() string {
 	var b strings.Builder
 	b.WriteString("the shortest failing order of operations (each runs when its thread's turn comes):")
-	var who string
-	var run []string // the operations of who's turn
-	flush := func() {
-		if len(run) > 0 {
-			fmt.Fprintf(&b, "\n  %s: %s", who, strings.Join(kitRepeats(run), "; "))
-		}
-	}
+	last := ""
 	for _, op := range e.ops {
-		w, what, _ := strings.Cut(op, ": ")
-		if w != who {
-			flush()
-			who, run = w, nil
+		who, what, _ := strings.Cut(op, ": ")
+		if who != last {
+			fmt.Fprintf(&b, "\n  %s:", who)
+			last = who
+		} else {
+			b.WriteString(";")
 		}
-		run = append(run, what)
+		fmt.Fprintf(&b, " %s", what)
 	}
-	flush()
 	return b.String()
-}
-
-// kitRepeats shortens a thread's run of operations where one operation,
-// or a pair, repeats three times or more in a row (a loop over the slots:
-// a load and a store, 128 times), to one copy and the count.
-func kitRepeats(ops []string) []string {
-	var out []string
-	for i := 0; i < len(ops); {
-		best, times := 1, 1
-		for period := 1; period <= 2; period++ {
-			k := 1
-			for i+(k+1)*period <= len(ops) && slices.Equal(ops[i:i+period], ops[i+k*period:i+(k+1)*period]) {
-				k++
-			}
-			if k >= 3 && k*period > best*times {
-				best, times = period, k
-			}
-		}
-		if times == 1 {
-			out = append(out, ops[i])
-			i++
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s (%d times)", strings.Join(ops[i:i+best], "; "), times))
-		i += best * times
-	}
-	return out
 }
 
 // kitOpLabel names the operation a scheduling point comes before, from
@@ -460,28 +393,6 @@ func kitRepeats(ops []string) []string {
 func kitOpLabel() string {
 	pcs := make([]uintptr, 16)
 	return kitWhere(pcs[:runtime.Callers(3, pcs)]).String()
-}
-
-// kitPendingOp names the operation the calling thread is paused before,
-// by its type and method ("atomicUint32.Store"), or "" if it is at none
-// (it is starting or ending). A steer (kitDirected) calls it to switch at
-// an operation the state does not show: the field is not named, only the
-// type.
-func kitPendingOp() string {
-	pcs := make([]uintptr, 16)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
-	for {
-		f, more := frames.Next()
-		if i := strings.Index(f.Function, ".(*atomic"); i >= 0 {
-			op := f.Function[i+len(".(*"):] // atomicUint32).Store, or atomicPointer[...]).Load
-			typ, method, _ := strings.Cut(op, ").")
-			typ, _, _ = strings.Cut(typ, "[")
-			return typ + "." + method
-		}
-		if !more {
-			return ""
-		}
-	}
 }
 
 // kitWhere is the call stack of a thread at an operation, kept to be named
@@ -545,18 +456,9 @@ func kitSourceCall(file string, line int, method string) string {
 		// quote nothing rather than another line.
 		return "." + method + "()"
 	}
-	// Back to the start of the operand: names, dots and index expressions,
-	// whose brackets may hold anything ("pp.runq[t%uint32(len(pp.runq))]").
-	start, brackets := i, 0
-	for ; start > 0; start-- {
-		c := src[start-1]
-		if c == ']' {
-			brackets++
-		} else if c == '[' && brackets > 0 {
-			brackets--
-		} else if brackets == 0 && !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.", rune(c)) {
-			break
-		}
+	start := i
+	for start > 0 && strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]", rune(src[start-1])) {
+		start--
 	}
 	end, depth := i+len(method)+1, 0
 	for ; end < len(src); end++ {
@@ -672,7 +574,7 @@ func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 	n := len(r.threads)
 	pl.grow(n)
 	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n),
-		prefix: prefix, cur: -1, check: r.check, steer: r.steer, end: make(chan struct{}), labels: labels, pending: make([]string, n),
+		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n),
 		waits: make([]*mutex, n), waitAt: make([]kitWhere, n)}
 	for _, th := range r.threads {
 		e.names = append(e.names, th.name)

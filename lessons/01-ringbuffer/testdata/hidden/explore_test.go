@@ -6,8 +6,6 @@ package sched
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -34,12 +32,7 @@ var (
 
 // l01ExploreScenarios are an owner and thieves on a P0 that setup fills;
 // each thief makes one runqsteal (runnext too if next is set), and what it
-// leaves on its own ring is counted at the end. The rings are small: every
-// load and store of a slot is a scheduling point, and a full ring (the
-// owner's runqputslow reads 128 slots, a thief copies 128) makes some
-// 400 per execution, and tens of thousands of orders with two
-// preemptions. The full ring is raced by TestL01Interleavings and
-// TestL01StealInterleavings instead (PCT, and l01DirectedCopy).
+// leaves on its own ring is counted at the end.
 var l01ExploreScenarios = []struct {
 	name    string
 	gs      int
@@ -66,6 +59,16 @@ var l01ExploreScenarios = []struct {
 		thieves: 1,
 		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs) },
 		owner:   l01ExploreDrain,
+	},
+	{
+		name:    "the owner puts G 257 on a full ring (half goes global) and takes a G while a thief steals",
+		gs:      257,
+		thieves: 1,
+		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs[:256]) },
+		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
+			im.putTail(owner, gs[256])
+			took(im.getHead(owner), "the owner's runqgethead")
+		},
 	},
 	{
 		name:    "the owner drains its queue (runnext G 1, ring [G 2]) while a thief steals, runnext too",
@@ -135,116 +138,4 @@ func TestL01Explore(t *testing.T) {
 	}); msg != "" {
 		t.Fatal(msg)
 	}
-}
-
-// Two races of the ring's slots need one switch at a moment the state
-// names, and are run once in that order (kitDirected): exploring the
-// orders around it would cost too much (a thief that copies 128 slots
-// makes 256 scheduling points), and the switch is the one that matters.
-
-// l01DirectedPublish: the owner puts G 1 on its empty ring, and a thief
-// steals the moment the owner's tail moves. An owner that stores the tail
-// before it writes the slot lets the thief read the slot empty.
-func l01DirectedPublish(im l01Impl) string {
-	return kitDirected(func() kitStart {
-		w := kitNewQueues(2, 1)
-		owner, thief := w.ps[0], w.ps[1]
-		t0 := kitRaw32(&owner.runqtail).Load()
-		slot := t0 % uint32(len(owner.runq))
-		moved, empty := false, false // the tail has moved; the slot was empty then
-		return kitStart{
-			threads: []kitThread{
-				{"the owner", func() { im.putTail(owner, w.gs[0]) }},
-				{"the thief", func() { w.took(im.steal(thief, owner, false), "the thief's runqsteal") }},
-			},
-			steer: func() int {
-				if !moved && kitRaw32(&owner.runqtail).Load() != t0 {
-					moved, empty = true, kitRawG(&owner.runq[slot]).Load() == nil
-				}
-				if moved {
-					return 1
-				}
-				return 0
-			},
-			final: func() (string, string) {
-				key, problem := w.final()
-				if problem != "" && empty {
-					problem = fmt.Sprintf("G 1 was lost: the owner stored P0's runqtail (%d → %d) before it wrote slot %d, and the thief, which ran just then, read slot %d, found no G, and moved the head past it; G 1, written there afterwards, is outside the ring. Fill the slot first, then store the tail: the tail's store-release is what publishes the slot", t0, t0+1, slot, slot)
-				}
-				return key, problem
-			},
-		}
-	})
-}
-
-// l01DirectedCopy: a thief steals the older half of a full ring, and the
-// owner puts G 257 the moment the thief's CAS moves the head: the room
-// it made is slot 0, where G 1 was. A thief that copies the slots after
-// its CAS copies G 257.
-func l01DirectedCopy(im l01Impl) string {
-	return kitDirected(func() kitStart {
-		w := kitNewQueues(2, 257)
-		owner, thief := w.ps[0], w.ps[1]
-		kitPutAll(owner, w.gs[:256])
-		h0 := kitRaw32(&owner.runqhead).Load()
-		moved := false
-		return kitStart{
-			threads: []kitThread{
-				{"the owner", func() { im.putTail(owner, w.gs[256]) }},
-				{"the thief", func() { w.took(im.steal(thief, owner, false), "the thief's runqsteal") }},
-			},
-			steer: func() int {
-				if moved = moved || kitRaw32(&owner.runqhead).Load() != h0; moved {
-					return 0
-				}
-				return 1
-			},
-			final: func() (string, string) {
-				key, problem := w.final()
-				g257 := w.gs[256]
-				if problem != "" && slices.ContainsFunc(w.who[g257], func(by string) bool { return strings.Contains(by, "thief") || strings.HasPrefix(by, "P1") }) {
-					problem = fmt.Sprintf("G 1 was lost and G 257 came out twice (%s): the thief moved P0's runqhead from %d to %d with its CompareAndSwap and only then read the slots; in between, the owner saw the room and put G 257 into slot 0, where G 1 was, and the thief copied G 257 instead of G 1. Once the head has moved, the slots behind it are the owner's again. Read the slots first, then CAS the head: the CAS commits what you read, and if it fails, someone else took them: read again", strings.Join(w.who[g257], ", "), h0, h0+128)
-				}
-				return key, problem
-			},
-		}
-	})
-}
-
-// l01DirectedPutSlow: the owner puts G 257 on its full ring, which moves
-// half of it to the global queue, and a thief steals the moment the owner
-// is about to store a counter. runqputslow moves the head only with a
-// CompareAndSwap and stores no counter; one that checks the head with a
-// Load and then moves it with a Store is switched out between the two,
-// and the thief takes the same Gs.
-func l01DirectedPutSlow(im l01Impl) string {
-	return kitDirected(func() kitStart {
-		w := kitNewQueues(2, 257)
-		owner, thief := w.ps[0], w.ps[1]
-		kitPutAll(owner, w.gs[:256])
-		switched := false
-		return kitStart{
-			threads: []kitThread{
-				{"the owner", func() { im.putTail(owner, w.gs[256]) }},
-				{"the thief", func() { w.took(im.steal(thief, owner, false), "the thief's runqsteal") }},
-			},
-			steer: func() int {
-				if switched = switched || kitPendingOp() == "atomicUint32.Store"; switched {
-					return 1
-				}
-				return 0
-			},
-			final: func() (string, string) {
-				key, problem := w.final()
-				for _, gp := range w.gs {
-					by := strings.Join(w.who[gp], ", ")
-					if len(w.who[gp]) > 1 && strings.Contains(by, "global queue") && (strings.Contains(by, "thief") || strings.Contains(by, "P1")) {
-						problem = fmt.Sprintf("%s came out twice (%s): the owner's runqputslow checked runqhead with a Load and was about to move it with a Store when the thief stole; the thief's CompareAndSwap took the same oldest Gs, and the owner's Store then moved the head anyway. Anyone may move the head: move it only with a CompareAndSwap from the head you read the slots at, which fails if someone moved it since (then return false: the ring is no longer full)", kitID(gp), by)
-						break
-					}
-				}
-				return key, problem
-			},
-		}
-	})
 }

@@ -1,5 +1,7 @@
 package sched
 
+import "sync/atomic"
+
 // An alternative ring: a power-of-two mask instead of modulo, helpers for
 // the slot arithmetic, counted loops instead of for-ever loops, and
 // runqputbatch shuffling a slice before it stores (Durstenfeld's order,
@@ -7,7 +9,7 @@ package sched
 
 const ringMask = uint32(len(p{}.runq) - 1)
 
-func slot(pp *p, i uint32) *atomicPointer[g] {
+func slot(pp *p, i uint32) *atomic.Pointer[g] {
 	return &pp.runq[i&ringMask]
 }
 
@@ -108,7 +110,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 	}
 }
 
-func runqgrab(pp *p, batch *[256]atomicPointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
 	for {
 		head := pp.runqhead.Load()
 		tail := pp.runqtail.Load()

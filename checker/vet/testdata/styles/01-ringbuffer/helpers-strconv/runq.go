@@ -1,6 +1,9 @@
 package sched
 
-import "strconv"
+import (
+	"strconv"
+	"sync/atomic"
+)
 
 // Lesson 01 written with small helpers: every index into a ring goes
 // through slotOf, the ring's size is a constant, and the panics say the
@@ -124,7 +127,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 	}
 }
 
-func runqgrab(pp *p, batch *[256]atomicPointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
 	for {
 		h, t := ends(pp)
 		n := (t - h) - (t-h)/2
