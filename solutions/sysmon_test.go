@@ -339,9 +339,17 @@ func TestSysmonBackoff(t *testing.T) {
 }
 
 // TestSysmonPreemptsOnlyAfterForcePreempt: with the clock injected and
-// advanced only by the Gs themselves (each spin step is 50µs of "work"),
-// every preemption comes at least ForcePreempt after the time slice it ends
+// advanced only by sysmon's sleeps (each by the time it asks for), every
+// preemption comes at least ForcePreempt after the time slice it ends
 // began: sysmon preempts long slices, never short ones.
+//
+// The clock moves only between sysmon's rounds, so the now a round reads
+// first is still the time when it looks at a P's schedtick. A clock the
+// spinning Gs advanced (as this test's did) could move on by milliseconds
+// between the two reads on a loaded machine, and sysmon, as the runtime's
+// does, then dates a slice that began in between from that older now and
+// preempts it early by the clock's reckoning: a flaky test, not a wrong
+// sysmon.
 func TestSysmonPreemptsOnlyAfterForcePreempt(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(1)
@@ -358,6 +366,7 @@ func TestSysmonPreemptsOnlyAfterForcePreempt(t *testing.T) {
 			if first.CompareAndSwap(false, true) {
 				<-running
 			}
+			clock.Add(usec * int64(time.Microsecond))
 			usleep(usec)
 		},
 		Trace: rec.Record,
@@ -374,7 +383,6 @@ func TestSysmonPreemptsOnlyAfterForcePreempt(t *testing.T) {
 			startOnce.Do(func() { close(running) })
 			for i := 0; i < n; i++ {
 				for x.Load() != id {
-					clock.Add(int64(50 * time.Microsecond))
 					g.Safepoint()
 				}
 				x.Store(1 - id)
