@@ -96,6 +96,7 @@ func TestCapstoneAcceptsAlternates(t *testing.T) {
 		for _, round := range rounds {
 			for _, a := range round {
 				t.Run(a.lesson.ID+"/"+a.name, func(t *testing.T) {
+					t.Parallel() // as the rounds: a grade mostly waits on its test binary
 					grade(t, a.String(), a.files)
 				})
 			}
