@@ -667,15 +667,9 @@ func TestL07SysmonDeepSleep(t *testing.T) {
 	c.awaitSleep(t, 64, "a G is running on the only P, so sysmon must keep sleeping and looking")
 	l07checkSleeps(t, c.first(64), l07backoff(64), l07backoffRule+".")
 	stop.Store(true) // the G returns; its P goes idle
-	deadline := time.Now().Add(10 * time.Second)
-	for sched.npidle.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("test setup: the only P did not go idle within 10s after its G returned")
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
+	l07awaitIdle(t, sched)
 	c.release(64)
-	deadline = time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for !sched.sysmonwait.Load() {
 		if time.Now().After(deadline) {
 			t.Fatalf("every P has been idle for 5s, and sysmon has not gone into its deep sleep (it asked for %d sleeps in all). "+
@@ -717,6 +711,18 @@ func TestL07SysmonDeepSleep(t *testing.T) {
 	l07deepSleepTimesOut(t)
 }
 
+// l07awaitIdle waits until the only P of sched is idle.
+func l07awaitIdle(t *testing.T, sched *schedt) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for sched.npidle.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("test setup: the only P did not go idle within 10s after its G returned")
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
 // l07deepSleepTimesOut is TestL07SysmonDeepSleep's other way out of the
 // deep sleep: sysmon has backed off to 10ms, its only P goes idle, and a
 // timer is due 5ms later (sched.timer0When; no G sleeps on it). sysmon
@@ -730,13 +736,7 @@ func l07deepSleepTimesOut(t *testing.T) {
 	sched := rt.sched
 	c.awaitSleep(t, 64, "a G is running on the only P, so sysmon must keep sleeping and looking")
 	stop.Store(true) // the G returns; its P goes idle
-	deadline := time.Now().Add(10 * time.Second)
-	for sched.npidle.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("test setup: the only P did not go idle within 10s after its G returned")
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
+	l07awaitIdle(t, sched)
 	sched.timer0When.Store(c.now.Load() + int64(5*time.Millisecond)) // the clock stands still while sysmon is held
 	c.release(64)
 	c.awaitSleep(t, 65, "every P idle and a timer due in 5ms: sysmon sleeps deeply until the timer, then goes back to its rounds")
