@@ -10,7 +10,8 @@ package sched
 // its size), the idle P list, the spinning count, sched.lock, the
 // back-offs (usleep calls and their lengths). A failing state is then
 // shrunk (fewer Ps, fewer Gs, smaller counters, fewer operations) and
-// printed in words.
+// printed in words; not when the run stops at its first failure (see
+// kitFailFast).
 //
 // States are built by writing the fields directly, not with the Lab's
 // Runqput: that is the learner's runqput in lessons 01 and 02, so a state
@@ -18,6 +19,7 @@ package sched
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -447,14 +449,18 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 		if kitDiffRun(st, ops, do, unordered, pools) == "" {
 			continue
 		}
-		st, ops = kitShrink(st, ops, func(st kitState, ops []kitOp) bool { return kitDiffRun(st, ops, do, unordered, pools) != "" })
+		shrunk := "not shrunk: " + kitFailFastWhy
+		if !kitFailFast() {
+			st, ops = kitShrink(st, ops, func(st kitState, ops []kitOp) bool { return kitDiffRun(st, ops, do, unordered, pools) != "" })
+			shrunk = "shrunk"
+		}
 		names := make([]string, len(ops))
 		for i, op := range ops {
 			names[i] = kitOpName(op)
 		}
-		t.Fatalf("your functions and the reference's disagree (state %d, shrunk):\nstate: %s\noperations: %s\n%s\n"+
+		t.Fatalf("your functions and the reference's disagree (state %d, %s):\nstate: %s\noperations: %s\n%s\n"+
 			"(what this test compares, some of it newly part of the contract, is under \"What the tests check\" in: kata task %s)%s",
-			seed, st, strings.Join(names, "; "), kitDiffRun(st, ops, do, unordered, pools), lesson[:2], kitHint(lesson))
+			seed, shrunk, st, strings.Join(names, "; "), kitDiffRun(st, ops, do, unordered, pools), lesson[:2], kitHint(lesson))
 	}
 }
 
@@ -480,11 +486,14 @@ func kitDiffLoop[S fmt.Stringer](t *testing.T, lesson, file, clock string, n int
 			continue
 		}
 		shrunk := "shrunk"
-		if hung = h; !hung {
+		switch hung = h; {
+		case hung:
+			shrunk = "not shrunk: an operation of yours hung"
+		case kitFailFast():
+			shrunk = "not shrunk: " + kitFailFastWhy
+		default:
 			st, ops = shrink(st, ops, fails)
 			diff, _ = run(st, ops, pools)
-		} else {
-			shrunk = "not shrunk: an operation of yours hung"
 		}
 		names := make([]string, len(ops))
 		for i, op := range ops {
@@ -495,6 +504,19 @@ func kitDiffLoop[S fmt.Stringer](t *testing.T, lesson, file, clock string, n int
 			file, seed, shrunk, clock, st, strings.Join(names, "; "), diff, lesson[:2], kitHint(lesson))
 	}
 }
+
+// kitFailFast reports whether the run stops at its first failure
+// (-test.failfast). kata runs tests so only where it asks whether a test
+// fails, not what it says: a mutant of the self-check, or blame's run of a
+// failing test with one function swapped for the reference's. A learner's
+// check never does; there a failing state is shrunk before it is shown.
+func kitFailFast() bool {
+	f := flag.Lookup("test.failfast")
+	return f != nil && f.Value.String() == "true"
+}
+
+// kitFailFastWhy says in a failure's message why its state was not shrunk.
+const kitFailFastWhy = "the run stops at its first failure"
 
 // kitEvents lists events with every field (Event.String leaves out the
 // Arg of most kinds).
