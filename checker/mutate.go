@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -100,7 +101,7 @@ const mutantSlack = 2 * time.Second
 // are first run on the schemata with no mutant selected, which must pass
 // every test; each test's time there, ten times over plus mutantSlack,
 // becomes its limit for the mutants (a mutant that hangs is failed by that
-// limit).
+// limit); a mutant the lesson claims equivalent keeps the learner's limits.
 func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOptions) (*MutationReport, error) {
 	start := time.Now()
 	if len(l.Files) != 1 {
@@ -116,18 +117,33 @@ func (c *Checker) Mutate(ctx context.Context, l *lessons.Lesson, opts MutationOp
 	}
 	rep.Minimum = minimum
 
-	r, cleanup, err := c.schemataRun(ctx, l, f)
+	r, loose, cleanup, err := c.schemataRun(ctx, l, f)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
+	claimed := map[string]bool{}
+	for _, e := range equiv {
+		claimed[e.Key] = true
+	}
 	var todo []*mutate.Mutant
 	for _, m := range f.Mutants {
 		if selected(m.Key, opts.Only) {
 			todo = append(todo, m)
 		}
 	}
-	results := c.runMutants(ctx, l, r, todo, opts)
+	results := c.runMutants(ctx, l, r, todo, opts, func(m *mutate.Mutant) map[string]time.Duration {
+		// A mutant the lesson says is equivalent must pass every test,
+		// so it runs them all whatever its limits; held to ten times the
+		// reference's time it can fail one for being slow, not wrong (a
+		// re-read is one more scheduling point: lesson 01's explorer
+		// then has seven times the schedules), and the claim would read
+		// as stale on a busy machine. It gets the learner's limits.
+		if claimed[m.Key] {
+			return loose
+		}
+		return r.timeouts
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -190,33 +206,35 @@ func (c *Checker) makeMutants(l *lessons.Lesson) (*mutate.File, *MutationReport,
 // in it (mutant schemata) and runs the lesson's tests on it with no
 // mutant selected, which must pass every test; each test's time there,
 // ten times over plus mutantSlack, becomes its limit for the mutants (a
-// mutant that hangs is failed by that limit). The run stops at a test's
-// first failure. cleanup removes what it made.
-func (c *Checker) schemataRun(ctx context.Context, l *lessons.Lesson, f *mutate.File) (r *run, cleanup func(), err error) {
+// mutant that hangs is failed by that limit); loose are the limits
+// before that, the learner's. The run stops at a test's first failure.
+// cleanup removes what it made.
+func (c *Checker) schemataRun(ctx context.Context, l *lessons.Lesson, f *mutate.File) (r *run, loose map[string]time.Duration, cleanup func(), err error) {
 	r, cleanup, err = c.schemataBuild(ctx, l, f)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if r == nil {
-		return nil, nil, fmt.Errorf("checker: mutate: lesson %s's mutant schemata do not compile (a mutant the type check let through?)", l.ID)
+		return nil, nil, nil, fmt.Errorf("checker: mutate: lesson %s's mutant schemata do not compile (a mutant the type check let through?)", l.ID)
 	}
 	ls := []*lessons.Lesson{l}
 	base := c.gradeRun(ctx, l.ID, l.Title, r, ls)
 	if err := ctx.Err(); err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if base.Status != StatusPass {
 		cleanup()
-		return nil, nil, fmt.Errorf("checker: mutate: lesson %s's reference, compiled with its mutants but none selected, scored %d/%d: %s",
+		return nil, nil, nil, fmt.Errorf("checker: mutate: lesson %s's reference, compiled with its mutants but none selected, scored %d/%d: %s",
 			l.ID, base.Score, base.MaxScore, firstProblem(base))
 	}
+	loose = maps.Clone(r.timeouts)
 	for _, t := range base.Tests {
 		limit := time.Duration(t.Elapsed*10*float64(time.Second)) + mutantSlack
 		r.timeouts[t.Name] = min(r.timeouts[t.Name], limit)
 	}
 	r.failFast = true
-	return r, cleanup, nil
+	return r, loose, cleanup, nil
 }
 
 // schemataBuild builds the test binary of lesson l with every mutant of f
@@ -272,8 +290,10 @@ func (c *Checker) schemataBuild(ctx context.Context, l *lessons.Lesson, f *mutat
 }
 
 // runMutants runs lesson l's tests on each mutant of todo, opts.Jobs at
-// once, every run sharing r's binary, and says what each made of it.
-func (c *Checker) runMutants(ctx context.Context, l *lessons.Lesson, r *run, todo []*mutate.Mutant, opts MutationOptions) []MutantResult {
+// once, every run sharing r's binary with the limits limits gives it, and
+// says what each made of it.
+func (c *Checker) runMutants(ctx context.Context, l *lessons.Lesson, r *run, todo []*mutate.Mutant, opts MutationOptions,
+	limits func(*mutate.Mutant) map[string]time.Duration) []MutantResult {
 	ls := []*lessons.Lesson{l}
 	results := make([]MutantResult, len(todo))
 	var (
@@ -290,6 +310,7 @@ func (c *Checker) runMutants(ctx context.Context, l *lessons.Lesson, r *run, tod
 			for i := range next {
 				m := todo[i]
 				wr.env = []string{fmt.Sprintf("%s=%d", mutate.EnvVar, m.ID)}
+				wr.timeouts = limits(m)
 				mr := mutantResult(m, c.gradeRun(ctx, l.ID, l.Title, &wr, ls))
 				mu.Lock()
 				results[i] = mr
