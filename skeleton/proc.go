@@ -272,6 +272,16 @@ func goexit0(mp *m, gp *g) (*g, bool) {
 		gp.preempt.Store(false)
 	}
 	dropg(mp)
+	// Sysmon may have read gp from mp.curg just before dropg, and still
+	// be in preemptone, about to read gp.goid for the trace. Once gp is on
+	// the free list, newproc1 can reuse it and write a new goid: a data
+	// race (the runtime has it too, harmless there, where no race detector
+	// watches). preemptone runs only under allpLock (retake and preemptall
+	// hold it), so taking allpLock once here orders every such look at gp
+	// before gp's reuse; a look after this one finds curg nil or another
+	// G. Not in the runtime.
+	sched.allpLock.Lock()
+	sched.allpLock.Unlock()
 	corofput(mp, gp)
 	gfput(mp.p, gp)
 	if sched.ngLive.Add(-1) == 0 && sched.waitCalled.Load() {

@@ -155,8 +155,13 @@ func gcstopm(mp *m) {
 
 // preemptall asks every running G to stop at its next safe point.
 //
-// Mirrors preemptall (proc.go:6843).
+// Mirrors preemptall (proc.go:6843). Unlike the runtime's, it holds
+// allpLock, as retake does around preemptone: goexit0 takes allpLock
+// before a dead G can be reused, so a G preemptone looks at is not given
+// a new goid while it reads the old one.
 func preemptall(sched *schedt) {
+	sched.allpLock.Lock()
+	defer sched.allpLock.Unlock()
 	for _, pp := range sched.allp {
 		if pp.status.Load() != _Prunning {
 			continue
