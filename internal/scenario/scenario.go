@@ -257,11 +257,17 @@ var resize = Scenario{
 		// is at work and has Gs queued (a P gets work here by stealing
 		// half of a queue): on a busy machine the Ms may take
 		// milliseconds to get a core, and a change after a fixed time
-		// could find some P that never ran.
+		// could find some P that never ran. If the first 60 all finish
+		// without four ever running at once (two cores, and other
+		// programs on them), the last one lets the change go ahead:
+		// waiting on would leave every G blocked, a deadlock of the
+		// scenario's own making (the run's story may then not hold, and
+		// kata tries another run).
 		var wg sched.WaitGroup
-		var running atomic.Int32
+		var running, finished atomic.Int32
 		var busy atomic.Bool
 		allBusy := sched.NewChan[int](0)
+		const first = 60
 		spawn := func(n int) {
 			for range n {
 				wg.Add(1)
@@ -274,11 +280,14 @@ var resize = Scenario{
 						g.Safepoint()
 					}
 					running.Add(-1)
+					if finished.Add(1) == first && busy.CompareAndSwap(false, true) {
+						allBusy.Close(g)
+					}
 					wg.Done(g)
 				})
 			}
 		}
-		spawn(60)
+		spawn(first)
 		allBusy.Recv(g)
 		g.Sleep(2 * time.Millisecond)
 		g.GOMAXPROCS(2)
