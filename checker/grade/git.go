@@ -98,6 +98,9 @@ func (f *Finder) fromGit(dir, ref string) *Submission {
 	case errors.As(err, &limit):
 		s.Problem = "unsafe or unreadable repository: " + err.Error()
 		return s
+	case errors.Is(err, errAmbiguousRef):
+		s.Problem = fmt.Sprintf("%q names more than one thing in the repository (a tag and a branch, or a tag that looks like an abbreviated commit hash): grade it at the commit's full hash, or at refs/heads/%s or refs/tags/%s", ref, ref, ref)
+		return s
 	case err != nil:
 		s.Problem = fmt.Sprintf("the repository has no commit %q", ref)
 		return s
@@ -358,16 +361,37 @@ func (r *gitRepo) git(args ...string) (cmd *exec.Cmd, cancel context.CancelFunc)
 }
 
 // commit returns the commit ref names (a branch, a tag, HEAD, a commit,
-// abbreviated or not, and a path from one: main~2, v1^).
+// abbreviated or not, and a path from one: main~2, v1^). A ref that names
+// two things is refused (errAmbiguousRef), not resolved by git's order of
+// preference: a tag named like the deadline commit's abbreviated hash, or
+// a tag "main" beside the branch main, would otherwise be graded in its
+// place (git prefers a ref to an abbreviated hash, and a tag to a branch).
 func (r *gitRepo) commit(ref string) (string, error) {
-	cmd, cancel := r.git("rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	// Not --quiet: it silences the warning that says a name is ambiguous.
+	cmd, cancel := r.git("-c", "core.warnAmbiguousRefs=true", "rev-parse", "--verify", ref+"^{commit}")
 	defer cancel()
-	out, err := r.output(cmd, 4096)
-	if err != nil {
+	out, stderr := &cappedBuffer{max: 4096}, &cappedBuffer{max: maxGitStderr}
+	cmd.Stdout, cmd.Stderr = out, stderr
+	if err := r.start(cmd); err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	err := r.wait(cmd)
+	switch {
+	case out.over:
+		return "", fmt.Errorf("git wrote more than %d bytes, more than it does for any repository kata reads", out.max)
+	case err != nil:
+		if lerr := r.overLimit(cmd, stderr.String()); lerr != nil {
+			return "", lerr
+		}
+		return "", fmt.Errorf("git: %v: %s", err, strings.TrimSpace(stderr.String()))
+	case strings.Contains(stderr.String(), "is ambiguous"):
+		return "", errAmbiguousRef
+	}
+	return strings.TrimSpace(out.String()), nil
 }
+
+// errAmbiguousRef is commit's error for a ref that names two things.
+var errAmbiguousRef = errors.New("ambiguous ref")
 
 // tree lists the commit's files (git ls-tree), within the entry limit.
 // Their content is read only when extract asks for it (readBlobs), and a

@@ -292,6 +292,36 @@ func TestGitRefs(t *testing.T) {
 	}
 }
 
+// TestGitAmbiguousRefsAreRefused: a ref that names two things is refused,
+// not resolved by git's preference (a red team's forgery): a tag named like
+// the deadline commit's abbreviated hash, pointing at a later commit, and a
+// tag "main" beside the branch main. The full hash, refs/heads/main and
+// refs/tags/main still name one commit each.
+func TestGitAmbiguousRefsAreRefused(t *testing.T) {
+	needGit(t)
+	repo := newRepo(t, filepath.Join(t.TempDir(), "mallory"), nil) // the deadline commit: the reference's runq.go
+	deadline := repo.git("rev-parse", "HEAD")
+	short := repo.git("rev-parse", "--short=7", "HEAD")
+	repo.git("checkout", "-q", "--detach")
+	later := edit(t, ref(t, "runq.go"), "func runqputtail(", "// later\nfunc runqputtail(")
+	require.NoError(t, os.WriteFile(filepath.Join(repo.dir, "runq.go"), later, 0o644))
+	repo.git("commit", "-q", "-am", "later")
+	repo.git("tag", short)
+	repo.git("tag", "main")
+
+	for _, r := range []string{short, "main"} {
+		s := gitSub(t, repo.dir+"@"+r)
+		assert.Contains(t, s.Problem, "names more than one thing in the repository", r)
+	}
+	for r, w := range map[string][]byte{deadline: ref(t, "runq.go"), "refs/heads/main": ref(t, "runq.go"), "refs/tags/main": later, "refs/tags/" + short: later} {
+		s := gitSub(t, repo.dir+"@"+r)
+		require.Empty(t, s.Problem, r)
+		data, problem := s.File("runq.go")
+		require.Empty(t, problem, r)
+		assert.True(t, string(w) == string(data), "@%s: got %.200q", r, data)
+	}
+}
+
 // TestGitLimits: a commit is held to an archive's limits: a lesson file
 // over the size limit is refused from its size, without being read; a
 // commit of too many files is refused while listing it; a lesson file
