@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"unicode"
@@ -112,9 +114,10 @@ var confusables = map[rune]rune{
 // "\", ":" and the other characters Windows refuses, the backslash of an
 // escape) becomes %XX per byte of its UTF-8, as does a "%" itself, a
 // trailing "." and the first character of a name Windows reserves for a
-// device (CON, NUL, COM1...). Two names give two file names; whether a
-// file system tells them apart (case, Unicode normalization) is
-// StudentDirs' business.
+// device (CON, NUL, COM1...). A result longer than maxFileName bytes is
+// cut, and ends with a hash of the whole name instead. Two names give two
+// file names; whether a file system tells them apart (case, Unicode
+// normalization) is StudentDirs' business.
 func FileName(name string) string {
 	var b strings.Builder
 	for i, r := range name {
@@ -136,6 +139,9 @@ func FileName(name string) string {
 	if out == "" {
 		return "%00"
 	}
+	if len(out) > maxFileName {
+		out = shortenFileName(out, name)
+	}
 	base, _, _ := strings.Cut(strings.ToUpper(out), ".")
 	switch base {
 	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
@@ -146,6 +152,26 @@ func FileName(name string) string {
 	return out
 }
 
+// maxFileName bounds FileName's result, in bytes: file systems take 255
+// (ext4 and APFS bytes, NTFS UTF-16 units), and StudentDirs may add a
+// number. A name of 120 colons, 360 bytes escaped, made the directory of
+// a whole class's results impossible to write.
+const maxFileName = 200
+
+// shortenFileName cuts file, name's FileName, to under maxFileName bytes, neither
+// in a character nor in a %XX escape, and ends it with a hash of name.
+func shortenFileName(file, name string) string {
+	sum := sha256.Sum256([]byte(name))
+	cut := maxFileName - 1 - 16
+	for cut > 0 && !utf8.RuneStart(file[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexByte(file[cut-2:cut], '%'); i >= 0 {
+		cut = cut - 2 + i
+	}
+	return file[:cut] + "-" + hex.EncodeToString(sum[:8])
+}
+
 // StudentDirs returns a directory name for each of names (students' names
 // as a Report holds them), for a report written as one file per student
 // (Gradescope's DIR/STUDENT/results.json): FileName of each, and, should
@@ -153,12 +179,25 @@ func FileName(name string) string {
 // case or normalization (those of macOS and Windows do), the later one
 // numbered (-2, -3...), so that no student's file is written over
 // another's. Only the directory is numbered: the name in the report, and
-// in the results.json, stays the student's.
+// in the results.json, stays the student's. Every student whose own name
+// is free keeps it, even when it looks like another's numbered one: with
+// "Dana", "dana" and "dana-2" handed in, "dana" gets dana-3, not the
+// real dana-2's directory (a red team's row swap).
 func StudentDirs(names []string) []string {
 	dirs := make([]string, len(names))
 	taken := map[string]bool{}
+	var clash []int
 	for i, name := range names {
-		base := FileName(Name(name))
+		dir := FileName(Name(name))
+		if taken[sameFile(dir)] {
+			clash = append(clash, i)
+			continue
+		}
+		taken[sameFile(dir)] = true
+		dirs[i] = dir
+	}
+	for _, i := range clash {
+		base := FileName(Name(names[i]))
 		dir := base
 		for n := 2; taken[sameFile(dir)]; n++ {
 			dir = fmt.Sprintf("%s-%d", base, n)

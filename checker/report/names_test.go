@@ -1,12 +1,15 @@
 package report_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // lookalikes are names chosen to read as "correct" (A24): a trailing
@@ -116,6 +119,36 @@ func TestStudentDirs(t *testing.T) {
 		assert.False(t, seen[k], "%q", d)
 		seen[k] = true
 	}
+}
+
+// TestStudentDirsKeepEveryFreeName: a numbered directory never takes the
+// name of another student's own (a red team's swap): "dana", numbered
+// after "Dana", skips dana-2, which an honest student handed in.
+func TestStudentDirsKeepEveryFreeName(t *testing.T) {
+	assert.Equal(t, []string{"Dana", "dana-3", "dana-2"}, report.StudentDirs([]string{"Dana", "dana", "dana-2"}))
+	assert.Equal(t, []string{"a-2", "a", "A-3", "a-4"}, report.StudentDirs([]string{"a-2", "a", "A", "a"}))
+}
+
+// TestFileNameFitsAFileSystem: a name whose file name would pass 255 bytes
+// (120 colons are 360 escaped; a red team's made a class's Gradescope
+// directory impossible to write) is cut to maxFileName bytes, never inside
+// an escape or a character, and ends with a hash of the name: two long
+// names that share their start still get two file names, and a short one
+// is unchanged.
+func TestFileNameFitsAFileSystem(t *testing.T) {
+	long := []string{strings.Repeat(":", 120), strings.Repeat(":", 121), strings.Repeat("é", 300), strings.Repeat("a", 199) + strings.Repeat(":", 50)}
+	seen := map[string]bool{}
+	for _, name := range long {
+		f := report.FileName(name)
+		assert.LessOrEqual(t, len(f), 200, "%q", name)
+		assert.True(t, utf8.ValidString(f), "%q", f)
+		assert.Regexp(t, `^([^%]|%[0-9A-F]{2})*-[0-9a-f]{16}$`, f)
+		assert.False(t, seen[f], "%q: a file name given twice", f)
+		seen[f] = true
+		dir := t.TempDir()
+		require.NoError(t, os.Mkdir(filepath.Join(dir, f), 0o755), "%q", f)
+	}
+	assert.Equal(t, strings.Repeat("a", 200), report.FileName(strings.Repeat("a", 200)))
 }
 
 // FuzzNames: any name is shown on one line, cleaning twice changes
