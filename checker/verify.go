@@ -39,7 +39,8 @@ func (v Verdict) String() string {
 // implementation) fails, and every alternate (a correct implementation
 // written differently) scores full marks. A mutant's grading stops at its
 // first failing test (gradeToFirstFailure): its score is then lower than
-// a learner's full check of the same file would give.
+// a learner's full check of the same file would give. The reference, the
+// skeleton and the mutants share one build where they can (gradeTogether).
 func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, error) {
 	tmp, err := os.MkdirTemp("", "kata-verify-")
 	if err != nil {
@@ -47,40 +48,50 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 	}
 	defer os.RemoveAll(tmp)
 
-	var out []Verdict
-	check := func(kind, name, want string, files map[string]string, ok func(*LessonResult) bool) {
-		res := c.Lesson(ctx, l, files)
-		out = append(out, Verdict{Lesson: l.ID, Kind: kind, Name: name, Want: want, OK: res.Status != StatusError && ok(res), Result: res})
-	}
-	full := func(r *LessonResult) bool { return r.Score == r.MaxScore }
-
 	ref := map[string]string{}
+	refSrc := map[string][]byte{}
 	for _, f := range l.Files {
 		ref[f] = filepath.Join(c.mod.pkgDir, f)
+		if refSrc[f], err = fs.ReadFile(gmpkata.Sources, "solutions/"+f); err != nil {
+			return nil, err
+		}
 	}
-	check("reference", "solutions", "full marks", ref, full)
+	full := func(r *LessonResult) bool { return r.Score == r.MaxScore }
+	cases := []*verifyCase{{kind: "reference", name: "solutions", want: "full marks", files: ref, edited: refSrc, ok: full}}
 
 	skel, err := extract(gmpkata.Sources, "skeleton", l.Files, filepath.Join(tmp, "skeleton"))
 	if err != nil {
 		return nil, err
 	}
-	check("skeleton", "skeleton", "zero", skel, func(r *LessonResult) bool { return r.Score == 0 })
+	skelSrc, err := readAll(skel)
+	if err != nil {
+		return nil, err
+	}
+	cases = append(cases, &verifyCase{kind: "skeleton", name: "skeleton", want: "zero", files: skel, edited: skelSrc,
+		ok: func(r *LessonResult) bool { return r.Score == 0 }})
 
 	mutants, err := l.ReadMutants()
 	if err != nil {
 		return nil, err
 	}
-	refSrc := map[string][]byte{}
-	for _, f := range l.Files {
-		if refSrc[f], err = fs.ReadFile(gmpkata.Sources, "solutions/"+f); err != nil {
+	for _, m := range mutants {
+		mc, err := mutantCase(m, refSrc, ref, filepath.Join(tmp, "mutant", m.Name))
+		if err != nil {
 			return nil, err
 		}
+		cases = append(cases, mc)
 	}
-	verdicts, err := c.verifyMutants(ctx, l, mutants, refSrc, ref, filepath.Join(tmp, "mutant"))
-	if err != nil {
+	if err := c.gradeTogether(ctx, l, refSrc, cases); err != nil {
 		return nil, err
 	}
-	out = append(out, verdicts...)
+	var out []Verdict
+	for _, vc := range cases {
+		if vc.res == nil {
+			vc.res = c.gradeAlone(ctx, l, vc)
+		}
+		out = append(out, Verdict{Lesson: l.ID, Kind: vc.kind, Name: vc.name, Want: vc.want,
+			OK: vc.res.Status != StatusError && vc.ok(vc.res), Result: vc.res})
+	}
 
 	if l.Alternates != nil {
 		dirs, err := fs.ReadDir(l.Alternates, ".")
@@ -102,75 +113,73 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 					files[f] = ref[f]
 				}
 			}
-			check("alternate", d.Name(), "full marks", files, full)
+			res := c.Lesson(ctx, l, files)
+			out = append(out, Verdict{Lesson: l.ID, Kind: "alternate", Name: d.Name(), Want: "full marks",
+				OK: res.Status != StatusError && full(res), Result: res})
 		}
 	}
 	return out, nil
 }
 
-// verifyMutants grades each of l's hand-written mutants, ref's files with
-// the mutant's edits made, to its first failing test: the verdict is good
-// if the tests failed it, with neither the vetter nor the compiler in the
-// way (a mutant is a mistake, not an attack: refused, or not compiling, it
-// would fail without the tests having caught the mistake).
-//
-// A mutant that changes only function bodies of the lesson's one file is
-// compiled with all the others like it into one test binary (mutant
-// schemata, as kata verify --mutate does the machine's), and each runs
-// there selected by KATA_MUTANT: one build for the lesson instead of one
-// each, a -race compile and link of the whole package apiece. Each is
-// still vetted on its own first. The rest, and all of them if the
-// schemata do not build, are built alone.
-func (c *Checker) verifyMutants(ctx context.Context, l *lessons.Lesson, mutants []lessons.Mutant, refSrc map[string][]byte, ref map[string]string, dir string) ([]Verdict, error) {
-	files := make([]map[string]string, len(mutants))
-	edited := make([]map[string][]byte, len(mutants))
-	for i, m := range mutants {
-		var err error
-		if edited[i], err = m.Apply(refSrc); err != nil {
-			return nil, err
-		}
-		files[i] = maps.Clone(ref)
-		for f, data := range edited[i] {
-			p := filepath.Join(dir, m.Name, f)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return nil, err
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				return nil, err
-			}
-			files[i][f] = p
-		}
-	}
-	results := make([]*LessonResult, len(mutants))
-	if err := c.mutantsTogether(ctx, l, mutants, edited, files, refSrc, results); err != nil {
+// A verifyCase is one implementation Verify grades, other than the
+// alternates: the reference, the skeleton or a hand-written mutant.
+type verifyCase struct {
+	kind, name, want string
+	files            map[string]string // the lesson's files: base name → path
+	edited           map[string][]byte // the content of those that differ from the reference's (all, for the reference)
+	// firstFailure: the grading stops at the first failing test (a
+	// mutant's verdict asks only whether the tests catch it, and one
+	// failure says they do); the reference and the skeleton are graded
+	// in full, as a learner's file is.
+	firstFailure bool
+	ok           func(*LessonResult) bool
+	res          *LessonResult
+}
+
+// mutantCase writes the reference's files with mutant m's edits made
+// under dir, and returns the case that grades them: it must fail, with
+// neither the vetter nor the compiler in the way (a mutant is a mistake,
+// not an attack: refused, or not compiling, it would fail without the
+// tests having caught the mistake).
+func mutantCase(m lessons.Mutant, refSrc map[string][]byte, ref map[string]string, dir string) (*verifyCase, error) {
+	edited, err := m.Apply(refSrc)
+	if err != nil {
 		return nil, err
 	}
-	var out []Verdict
-	for i, m := range mutants {
-		res := results[i]
-		if res == nil {
-			res = c.gradeToFirstFailure(ctx, l, files[i])
+	files := maps.Clone(ref)
+	for f, data := range edited {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
 		}
-		ok := res.Status == StatusFail && len(res.VetProblems) == 0 && !res.NotCompiled
-		out = append(out, Verdict{Lesson: l.ID, Kind: "mutant", Name: m.Name, Want: "a failure", OK: ok, Result: res})
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return nil, err
+		}
+		files[f] = p
 	}
-	return out, nil
+	return &verifyCase{kind: "mutant", name: m.Name, want: "a failure", files: files, edited: edited, firstFailure: true,
+		ok: func(r *LessonResult) bool { return r.Status == StatusFail && len(r.VetProblems) == 0 && !r.NotCompiled }}, nil
 }
 
-// mutantsTogether grades, in one schemata binary, those of the mutants
-// that fit one (mutate.FromVariants) and that the vetter passes, and puts
-// their results in results; it leaves nil the results of the others.
-func (c *Checker) mutantsTogether(ctx context.Context, l *lessons.Lesson, mutants []lessons.Mutant, edited []map[string][]byte, files []map[string]string, refSrc map[string][]byte, results []*LessonResult) error {
-	if len(l.Files) != 1 || len(mutants) < 2 {
+// gradeTogether grades, in one test binary, those of cases that fit one
+// (mutate.FromVariants: each case's file is a variant of the reference's,
+// selected by KATA_MUTANT) and that the vetter passes, and sets their
+// results; it leaves nil the results of the others. One build for the
+// lesson instead of one each, a -race compile and link of the whole
+// package apiece: the reference (a variant that changes nothing), the
+// skeleton (its stubs change only function bodies, in seven lessons of
+// eight) and the hand-written mutants, as kata verify --mutate does the
+// machine's. Only a lesson of one file has variants.
+func (c *Checker) gradeTogether(ctx context.Context, l *lessons.Lesson, refSrc map[string][]byte, cases []*verifyCase) error {
+	if len(l.Files) != 1 {
 		return nil
 	}
 	name := l.Files[0]
-	variants := make([][]byte, len(mutants))
-	for i := range mutants {
-		if len(edited[i]) != 1 || edited[i][name] == nil {
-			continue // it edits another file: built alone
+	variants := make([][]byte, len(cases))
+	for i, vc := range cases {
+		if len(vc.edited) == 1 {
+			variants[i] = vc.edited[name] // nil if it edits another file: graded alone
 		}
-		variants[i] = edited[i][name]
 	}
 	f, fits, err := mutate.FromVariants(name, refSrc[name], variants)
 	if err != nil {
@@ -181,16 +190,16 @@ func (c *Checker) mutantsTogether(ctx context.Context, l *lessons.Lesson, mutant
 		return err
 	}
 	var todo []int
-	for i := range mutants {
+	for i, vc := range cases {
 		if !fits[i] {
 			continue
 		}
-		probs, err := v.Files(ctx, map[string]string{name: files[i][name]})
+		probs, err := v.Files(ctx, map[string]string{name: vc.files[name]})
 		if err != nil {
 			return fmt.Errorf("checker: %w", err)
 		}
 		if len(probs) == 0 {
-			todo = append(todo, i) // refused: built alone, where the result says so
+			todo = append(todo, i) // refused: graded alone, where the result says so
 		}
 	}
 	if len(todo) < 2 {
@@ -198,17 +207,26 @@ func (c *Checker) mutantsTogether(ctx context.Context, l *lessons.Lesson, mutant
 	}
 	r, cleanup, err := c.schemataBuild(ctx, l, f)
 	if err != nil || r == nil {
-		return err // r == nil: the schemata do not compile, so each is built alone
+		return err // r == nil: the schemata do not compile, so each is graded alone
 	}
 	defer cleanup()
-	r.failFast = true // as gradeToFirstFailure: one failure says the tests catch it
 	ls := []*lessons.Lesson{l}
 	for _, i := range todo {
 		wr := *r // shares the built binary; the environment is its own
 		wr.env = []string{fmt.Sprintf("%s=%d", mutate.EnvVar, i+1)}
-		results[i] = c.gradeRun(ctx, l.ID, l.Title, &wr, ls)
+		wr.failFast = cases[i].firstFailure
+		cases[i].res = c.gradeRun(ctx, l.ID, l.Title, &wr, ls)
 	}
 	return ctx.Err()
+}
+
+// gradeAlone grades vc's files in a build of their own: as a learner's
+// check does, or, for a mutant, to its first failure.
+func (c *Checker) gradeAlone(ctx context.Context, l *lessons.Lesson, vc *verifyCase) *LessonResult {
+	if vc.firstFailure {
+		return c.gradeToFirstFailure(ctx, l, vc.files)
+	}
+	return c.Lesson(ctx, l, vc.files)
 }
 
 // gradeToFirstFailure grades l with files as Lesson does, but stops at the
@@ -257,4 +275,17 @@ func extract(fsys fs.FS, dir string, want []string, dest string) (map[string]str
 		files[e.Name()] = p
 	}
 	return files, nil
+}
+
+// readAll reads the files of files (base name → path).
+func readAll(files map[string]string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for name, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = data
+	}
+	return out, nil
 }
