@@ -231,6 +231,8 @@ func copyObjects(git *os.Root, dst string, lim Limits) error {
 			return fmt.Errorf("its .git/%s is a link (to %q): kata follows no link in a repository", name, target)
 		case !d.IsDir() && !mode.IsRegular():
 			return fmt.Errorf("its .git/%s is %s, not a file: kata reads only files in a repository", name, kindOf(mode))
+		case d.IsDir() && nestsDeeper(name, maxObjectDepth):
+			return fmt.Errorf("its .git/objects nests directories more than %d deep, deeper than git does: grade a clone", maxObjectDepth)
 		case name == "objects/info" || strings.HasPrefix(name, "objects/info/"):
 			return nil // looked at, not copied: the commit graph, the list of packs
 		case d.IsDir():
@@ -571,6 +573,20 @@ func (r *gitRepo) readBlobs(es []*entry, limit int64) {
 	fail(es, "git cat-file --batch did not give it")
 }
 
+// maxRefDepth and maxObjectDepth bound how deep kata walks a repository's
+// refs and objects: git's own nest a few levels (refs/heads/team/topic,
+// objects/pack/pack-1.idx, objects/info/commit-graphs/graph-1.graph),
+// and each directory walked through an os.Root is opened from the root, a
+// step per level: a red team's refs, a chain of 10,000 directories, cost
+// kata 65 s and 440 MB before anyone was graded.
+const maxRefDepth, maxObjectDepth = 32, 4
+
+// nestsDeeper reports whether name, a directory the walk of a
+// repository's refs or objects reached, is more than max levels below it.
+func nestsDeeper(name string, max int) bool {
+	return strings.Count(name, "/") > max
+}
+
 // readRefs reads a repository's refs the way git does, as files of its
 // .git (git, a root there): the loose refs under refs/, packed-refs, and
 // HEAD. It returns every ref that names an object (symbolic refs resolved)
@@ -609,6 +625,8 @@ func readRefs(git *os.Root) (map[string]string, string, error) {
 		case mode&fs.ModeSymlink != 0:
 			target, _ := git.Readlink(name)
 			return fmt.Errorf("its .git/%s is a link (to %q): kata follows no link in a repository", name, target)
+		case d.IsDir() && nestsDeeper(name, maxRefDepth):
+			return fmt.Errorf("its .git/refs nests directories more than %d deep, deeper than any ref git makes: grade a clone", maxRefDepth)
 		case d.IsDir():
 			return nil
 		case !mode.IsRegular():

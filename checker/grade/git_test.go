@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -320,6 +321,34 @@ func TestGitAmbiguousRefsAreRefused(t *testing.T) {
 		require.Empty(t, problem, r)
 		assert.True(t, string(w) == string(data), "@%s: got %.200q", r, data)
 	}
+}
+
+// TestGitNestingIsBounded: kata walks no deeper into a repository's refs
+// and objects than git nests them (a red team's chain of 10,000 directories
+// under .git/refs cost kata 65 s and 440 MB, each directory opened from the
+// root): a ref 40 directories down, and objects 6 down, are refused with
+// the reason; a ref 30 down is read.
+func TestGitNestingIsBounded(t *testing.T) {
+	needGit(t)
+	repo := newRepo(t, filepath.Join(t.TempDir(), "mallory"), nil)
+	head := repo.git("rev-parse", "HEAD")
+	nest := func(root string, n int) string {
+		return filepath.Join(append([]string{root}, slices.Repeat([]string{"d"}, n)...)...)
+	}
+	refs := filepath.Join(repo.dir, ".git", "refs", "heads")
+	require.NoError(t, os.MkdirAll(nest(refs, 30), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(nest(refs, 30), "topic"), []byte(head+"\n"), 0o644))
+	s := gitSub(t, repo.dir+"@refs/heads/"+strings.Repeat("d/", 30)+"topic")
+	require.Empty(t, s.Problem)
+
+	require.NoError(t, os.MkdirAll(nest(refs, 40), 0o755))
+	s = gitSub(t, repo.dir+"@main")
+	assert.Contains(t, s.Problem, "its .git/refs nests directories more than 32 deep")
+	require.NoError(t, os.RemoveAll(filepath.Join(refs, "d")))
+
+	require.NoError(t, os.MkdirAll(nest(filepath.Join(repo.dir, ".git", "objects", "info"), 6), 0o755))
+	s = gitSub(t, repo.dir+"@main")
+	assert.Contains(t, s.Problem, "its .git/objects nests directories more than 4 deep")
 }
 
 // TestGitLimits: a commit is held to an archive's limits: a lesson file
