@@ -73,13 +73,17 @@
 //  10. Declares at package level a name kata's tests declare (any lesson's
 //     hidden tests, their kit, the harness): the compiler would say only
 //     that it is redeclared.
-//  11. Converts one of the course's atomics (a type the reference defines
-//     on a sync/atomic type, such as atomicUint32) to another type, such
-//     as its sync/atomic type (RuleAtomic): in the hidden tests' build
-//     every operation of the course's atomics is a scheduling point of
-//     their controlled scheduler, and an operation on the converted value
-//     would be one the scheduler cannot see, so a race there would not be
-//     found.
+//  11. Converts one of the course's atomics or its lock (a type the
+//     reference defines on a sync/atomic or sync type, such as
+//     atomicUint32 and mutex) to another type, such as its sync/atomic
+//     type or *sync.Mutex (RuleAtomic): in the hidden tests' build every
+//     operation of the course's atomics is a scheduling point of their
+//     controlled scheduler, and every Lock of the lock tells it who waits,
+//     and an operation on the converted value would be one the scheduler
+//     cannot see, so a race there would not be found.
+//  12. Spells an array type or a composite literal of more than 1 MiB
+//     (RuleLarge): the compiler writes a literal out whole, into the
+//     grader's build cache, which no run's limit bounds.
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //

@@ -316,20 +316,25 @@ func constraintHasUnsafePointer(t types.Type, seen map[types.Type]bool) bool {
 	return isUnsafePointer(t)
 }
 
-// addAtomics adds to set the types f defines on a type of sync/atomic
-// (type atomicUint32 atomic.Uint32, type atomicPointer[T any]
-// atomic.Pointer[T]): the course's atomics.
+// addAtomics adds to set the types f defines on a type of sync/atomic or
+// sync (type atomicUint32 atomic.Uint32, type atomicPointer[T any]
+// atomic.Pointer[T], type mutex sync.Mutex): the course's atomics and its
+// lock, whose methods are the hidden tests' scheduling points. A red team
+// took sched.lock as (*sync.Mutex)(&pp.sched.lock), unseen by them.
 func addAtomics(set map[string]bool, f *ast.File) {
-	atomicName := ""
+	pkgs := map[string]bool{}
 	for _, spec := range f.Imports {
-		if path, _ := strconv.Unquote(spec.Path.Value); path == "sync/atomic" {
-			atomicName = "atomic"
-			if spec.Name != nil {
-				atomicName = spec.Name.Name
-			}
+		path, _ := strconv.Unquote(spec.Path.Value)
+		if path != "sync/atomic" && path != "sync" {
+			continue
 		}
+		name := pathBase(path)
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		pkgs[name] = true
 	}
-	if atomicName == "" {
+	if len(pkgs) == 0 {
 		return
 	}
 	for _, d := range f.Decls {
@@ -344,7 +349,7 @@ func addAtomics(set map[string]bool, f *ast.File) {
 				t = ix.X
 			}
 			if sel, ok := t.(*ast.SelectorExpr); ok && ts.Assign == 0 {
-				if x, ok := sel.X.(*ast.Ident); ok && x.Name == atomicName {
+				if x, ok := sel.X.(*ast.Ident); ok && pkgs[x.Name] {
 					set[ts.Name.Name] = true
 				}
 			}
@@ -352,8 +357,8 @@ func addAtomics(set map[string]bool, f *ast.File) {
 	}
 }
 
-// atomicConversions: rule 8, no conversion of a value of the course's
-// atomics, or of a pointer to one, to another type.
+// atomicConversions: rule 11, no conversion of a value of the course's
+// atomics or lock, or of a pointer to one, to another type.
 func (c *fileCheck) atomicConversions() {
 	ast.Inspect(c.f, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -383,4 +388,71 @@ func (c *fileCheck) courseAtomic(t types.Type) (string, bool) {
 		return "", false
 	}
 	return named.Obj().Name(), c.v.atomics[named.Obj().Name()]
+}
+
+// maxValueSize bounds the arrays and composite literals a lesson file may
+// spell, in bytes: 1 MiB, 500 times the reference's largest (a P's ring of
+// 256 pointers, 2 KiB).
+const maxValueSize = 1 << 20
+
+// largeValues: rule 12, no array type and no composite literal of more
+// than maxValueSize bytes. A literal with one element that is not zero is
+// written out whole by the compiler: a red team's var of type
+// [200 << 20]byte{200<<20 - 1: 1}, one line of source, put 214 MB in the
+// grader's Go build cache, where no run's limit reaches and where it
+// stayed.
+func (c *fileCheck) largeValues() {
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.ArrayType, *ast.CompositeLit:
+		default:
+			return true
+		}
+		t := c.info.TypeOf(n.(ast.Expr))
+		if t == nil {
+			return true
+		}
+		if _, isSlice := t.Underlying().(*types.Slice); isSlice {
+			return true
+		}
+		if c.tooLarge(t) {
+			c.report(n.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large (kata refuses it, as the compiler would write it out whole)", t, maxValueSize>>20)
+			return false
+		}
+		return true
+	})
+}
+
+// tooLarge reports whether a value of type t takes more than maxValueSize
+// bytes. An array of more elements than that does, whatever they are (a
+// generic function's [n]T too); a type whose size depends on a type
+// parameter otherwise is not sized (go/types' Sizeof must not be asked).
+func (c *fileCheck) tooLarge(t types.Type) bool {
+	if a, ok := t.Underlying().(*types.Array); ok && a.Len() > maxValueSize {
+		return true
+	}
+	if !sizable(t) {
+		return false
+	}
+	size := c.v.sizes.Sizeof(t)
+	return size < 0 || size > maxValueSize
+}
+
+// sizable reports whether go/types can size t: no type parameter in what
+// its size depends on (array elements and struct fields).
+func sizable(t types.Type) bool {
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Array:
+		return sizable(u.Elem())
+	case *types.Struct:
+		for f := range u.Fields() {
+			if !sizable(f.Type()) {
+				return false
+			}
+		}
+	}
+	return true
 }

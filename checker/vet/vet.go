@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 3
+const Version = 4
 
 // The rules, as Problem.Rule names them.
 const (
@@ -42,6 +42,7 @@ const (
 	RuleAPI         = "api"         // of the reference, only the lesson's API (Config.API)
 	RuleOwnership   = "ownership"   // methods only on the file's own types
 	RuleCollision   = "collision"   // no package-level name kata's tests declare
+	RuleLarge       = "large"       // no array or composite literal over 1 MiB
 )
 
 // MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
@@ -493,6 +494,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.initializers()
 		c.unsafe()
 		c.atomicConversions()
+		c.largeValues()
 		c.api(namer)
 		c.ownership()
 		c.collisions()

@@ -273,6 +273,19 @@ func gopark(`)
 			want: []string{"24:6:atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32, past the scheduling point"}},
 		{name: "a generic atomic converted", file: "runq.go", src: at(putTail, "\tnext := (*atomic.Pointer[g])(&pp.runnext)\n\tnext.Store(nil)")(runq),
 			want: []string{"24:10:atomic:converts &pp.runnext (*sched.atomicPointer[sched.g]) to *sync/atomic.Pointer[sched.g]"}},
+		// A red team's: the scheduler's lock taken past its hooks.
+		{name: "the lock converted to *sync.Mutex", file: "runq.go",
+			src:  at(putTail, "\t(*sync.Mutex)(&pp.sched.lock).Lock()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) }),
+			want: []string{"atomic:converts &pp.sched.lock (*sched.mutex) to *sync.Mutex"}},
+		// A red team's: 214 MB of literal in the grader's build cache.
+		{name: "a 200 MiB literal", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar ballast = [200 << 20]byte{200<<20 - 1: 1}\n\nfunc runqputtail(")
+		}, want: []string{"23:15:large:[209715200]byte takes more than 1 MiB"}},
+		{name: "a generic array of too many elements", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc rtBig[T any]() T { var x [2 << 20]T; return x[1] }\n\nfunc runqputtail(")
+		}, want: []string{"23:31:large:[2097152]T takes more than 1 MiB"}},
+		{name: "an array too large to size", file: "runq.go", src: at(putTail, "\tvar huge [1 << 40][1 << 40]byte\n\t_ = len(huge)")(runq),
+			want: []string{"24:11:large:takes more than 1 MiB"}},
 		{name: "atomics used through their methods", file: "runq.go", src: at(putTail, "\thead := &pp.runqhead\n\t_ = head.Load()")(runq)},
 		{name: "unsafe.Pointer converted to a pointer", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tmem := (*[1 << 20]byte)(lock)\n\tmem[4096] = 1")(park), want: []string{"unsafe:converts unsafe.Pointer to *[1048576]byte: a lesson file may pass unsafe.Pointer values on, never convert them"}},
