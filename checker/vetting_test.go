@@ -2,6 +2,8 @@ package checker
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -215,6 +217,30 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		return
 	}
+	t.Run("torn-interface-forgery", func(t *testing.T) {
+		if runtime.GOARCH != "amd64" {
+			t.Skip("the attack reads amd64's memory layout")
+		}
+		// The red team's A30 (grade/testdata/hostile/torn-interface.go.txt,
+		// refused by the vetter in the hostile corpus for its 4 GiB
+		// window): a data race tears an interface value, and through it
+		// the stubs read the test process's memory, find the nonce, write
+		// a report of every test passing on the harness's pipe and crash
+		// the process. It once scored 100/100, under -race and the sandbox.
+		attack, err := os.ReadFile(filepath.Join("grade", "testdata", "hostile", "torn-interface.go.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := make([]string, len(l.Tests))
+		for i, tt := range l.Tests {
+			names[i] = strconv.Quote(tt.Name)
+		}
+		src := strings.Replace(string(embedded(t, "skeleton/runq.go")), `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"sync\"\n\t\"sync/atomic\"\n)", 1)
+		src = strings.ReplaceAll(src, "\tpanic(\"not implemented", "\trtOnce.Do(rtTry)\n\tpanic(\"not implemented")
+		src += "\n" + strings.Replace(string(attack), "RT_TESTS", strings.Join(names, ", "), 1)
+		res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(src)))
+		refuse(t, res, `^(crashed: |data race: )`)
+	})
 	t.Run("fake-pass-framed-hidden-output", func(t *testing.T) {
 		ms, err := l.ReadMutants()
 		if err != nil {

@@ -416,7 +416,7 @@ func (c *fileCheck) largeValues() {
 			return true
 		}
 		if c.tooLarge(t) {
-			c.report(n.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large (kata refuses it, as the compiler would write it out whole)", t, maxValueSize>>20)
+			c.report(n.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large", t, maxValueSize>>20)
 			return false
 		}
 		return true
