@@ -424,6 +424,50 @@ func checkSize(file string, lim Limits) error {
 	return nil
 }
 
+// walkFS calls fn for each file and directory under dir of fsys (names
+// as fs.WalkDir gives them), as fs.WalkDir does, but reads each directory
+// a batch of entries at a time, in the order it lists them: fn's error
+// (an entry limit's) stops the walk before the rest of a huge directory is
+// read, where fs.WalkDir reads and sorts it whole first (a red team's
+// directory of 300,000 files took 137 MB of kata's memory before it was
+// refused). fn returning fs.SkipDir for a directory skips it. A directory
+// that cannot be opened or listed goes to unreadable, whose nil skips it
+// and whose error stops the walk.
+func walkFS(fsys fs.FS, dir string, fn func(name string, d fs.DirEntry) error, unreadable func(name string, err error) error) error {
+	f, err := fsys.Open(dir)
+	if err != nil {
+		return unreadable(dir, err)
+	}
+	defer f.Close()
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return unreadable(dir, fmt.Errorf("not a directory"))
+	}
+	for {
+		batch, err := rd.ReadDir(256)
+		for _, d := range batch {
+			name := path.Join(dir, d.Name())
+			switch err := fn(name, d); {
+			case err == fs.SkipDir:
+				continue
+			case err != nil:
+				return err
+			}
+			if d.IsDir() {
+				if err := walkFS(fsys, name, fn, unreadable); err != nil {
+					return err
+				}
+			}
+		}
+		switch {
+		case err == io.EOF || err == nil && len(batch) == 0:
+			return nil
+		case err != nil:
+			return unreadable(dir, err)
+		}
+	}
+}
+
 // readDir lists a directory; its lesson files are read when extract asks
 // for them. It does not follow links to directories; a link to a file is
 // followed only if the file is inside the directory.
@@ -438,18 +482,8 @@ func readDir(dir string, lim Limits) (*tree, error) {
 	}
 	t := newTree()
 	n := 0
-	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == top {
-				return err
-			}
-			return nil // an unreadable corner: what is not read cannot be graded
-		}
-		rel, _ := filepath.Rel(top, p)
-		name := filepath.ToSlash(rel)
-		if name == "." {
-			return nil
-		}
+	err = walkFS(os.DirFS(top), ".", func(name string, d fs.DirEntry) error {
+		p := filepath.Join(top, filepath.FromSlash(name))
 		if n++; n > lim.Entries {
 			return fmt.Errorf("the directory holds more than %d files", lim.Entries)
 		}
@@ -491,6 +525,11 @@ func readDir(dir string, lim Limits) (*tree, error) {
 			e.open = func() (io.ReadCloser, error) { return os.Open(target) }
 		}
 		return nil
+	}, func(name string, err error) error {
+		if name == "." {
+			return err
+		}
+		return nil // an unreadable corner: what is not read cannot be graded
 	})
 	if err != nil {
 		return nil, err

@@ -217,10 +217,7 @@ func openGit(dir string, lim Limits) (*gitRepo, error) {
 // to the size they had when opened.
 func copyObjects(git *os.Root, dst string, lim Limits) error {
 	count, total := 0, int64(0)
-	return fs.WalkDir(git.FS(), "objects", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("its .git/%s could not be read: %v", name, err)
-		}
+	return walkFS(git.FS(), "objects", func(name string, d fs.DirEntry) error {
 		if count++; count > lim.Entries {
 			return fmt.Errorf("its .git/objects holds more than %d files: grade a clone (git gc packs them)", lim.Entries)
 		}
@@ -265,7 +262,7 @@ func copyObjects(git *os.Root, dst string, lim Limits) error {
 			return fmt.Errorf("its .git/%s could not be copied: %v", name, err)
 		}
 		return nil
-	})
+	}, unreadableGit)
 }
 
 // kindOf names what a file that is not a regular file or a directory is.
@@ -587,6 +584,12 @@ func nestsDeeper(name string, max int) bool {
 	return strings.Count(name, "/") > max
 }
 
+// unreadableGit is the error of a walk of a repository's .git that could
+// not read the directory name.
+func unreadableGit(name string, err error) error {
+	return fmt.Errorf("its .git/%s could not be read: %v", name, err)
+}
+
 // readRefs reads a repository's refs the way git does, as files of its
 // .git (git, a root there): the loose refs under refs/, packed-refs, and
 // HEAD. It returns every ref that names an object (symbolic refs resolved)
@@ -611,13 +614,7 @@ func readRefs(git *os.Root) (map[string]string, string, error) {
 		return nil, "", err
 	}
 	count := 0
-	err := fs.WalkDir(git.FS(), "refs", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && name == "refs" {
-				return nil
-			}
-			return fmt.Errorf("its .git/%s could not be read: %v", name, err)
-		}
+	err := walkFS(git.FS(), "refs", func(name string, d fs.DirEntry) error {
 		if count++; count > DefaultLimits.Entries {
 			return fmt.Errorf("it has more than %d refs", DefaultLimits.Entries)
 		}
@@ -646,6 +643,11 @@ func readRefs(git *os.Root) (map[string]string, string, error) {
 			refs[name] = v
 		}
 		return nil
+	}, func(name string, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && name == "refs" {
+			return nil
+		}
+		return unreadableGit(name, err)
 	})
 	if err != nil {
 		return nil, "", err

@@ -2,6 +2,7 @@ package grade
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,6 +195,31 @@ func TestFindLimitsFileSize(t *testing.T) {
 	assert.Contains(t, problem, "runq.go is larger than 1024 KiB")
 	_, problem = subs["big"].File("park.go")
 	assert.Empty(t, problem, "one oversized file does not sink the others")
+}
+
+// TestFindLimitsDirectoryEntries: a workspace is read only up to the entry
+// limit, and refused past it with the reason; one just under it is read.
+// (The walk reads a directory a batch at a time and stops at the limit: a
+// red team's directory of 300,000 files took 137 MB of kata's memory when
+// each directory was read whole before the count.)
+func TestFindLimitsDirectoryEntries(t *testing.T) {
+	dir := t.TempDir()
+	f := finder()
+	f.Limits.Entries = 300
+	for name, extra := range map[string]int{"under": 250, "over": 1000} {
+		ws := filepath.Join(dir, name)
+		workspace(t, ws, nil)
+		junk := filepath.Join(ws, "junk")
+		require.NoError(t, os.Mkdir(junk, 0o755))
+		for i := range extra {
+			require.NoError(t, os.WriteFile(filepath.Join(junk, fmt.Sprintf("f%d", i)), nil, 0o644))
+		}
+	}
+	subs := find(t, f, filepath.Join(dir, "under"), filepath.Join(dir, "over"))
+	_, problem := subs["under"].File("runq.go")
+	assert.Empty(t, problem)
+	_, problem = subs["over"].File("runq.go")
+	assert.Equal(t, "the directory could not be read: the directory holds more than 300 files", problem)
 }
 
 func TestFindErrors(t *testing.T) {
