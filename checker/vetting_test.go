@@ -231,15 +231,23 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		names := make([]string, len(l.Tests))
-		for i, tt := range l.Tests {
+		// Three of the lesson's tests show what seventeen would: each
+		// pass forged, each crashed or raced; a test the crash takes down
+		// runs again alone, and the attack starts again in every one.
+		few := *l
+		few.Tests = l.Tests[:3]
+		names := make([]string, len(few.Tests))
+		for i, tt := range few.Tests {
 			names[i] = strconv.Quote(tt.Name)
 		}
 		src := strings.Replace(string(embedded(t, "skeleton/runq.go")), `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"sync\"\n\t\"sync/atomic\"\n)", 1)
 		src = strings.ReplaceAll(src, "\tpanic(\"not implemented", "\trtOnce.Do(rtTry)\n\tpanic(\"not implemented")
 		src += "\n" + strings.Replace(string(attack), "RT_TESTS", strings.Join(names, ", "), 1)
-		res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(src)))
+		res := c.Lesson(context.Background(), &few, lessonFile(t, "runq.go", []byte(src)))
 		refuse(t, res, `^(crashed: |data race: )`)
+		if len(res.Tests) != len(few.Tests) {
+			t.Errorf("%d tests graded, want %d", len(res.Tests), len(few.Tests))
+		}
 	})
 	t.Run("fake-pass-framed-hidden-output", func(t *testing.T) {
 		ms, err := l.ReadMutants()
