@@ -479,6 +479,7 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	}
 	cmd.Env = env
 	setProcessGroup(cmd)
+	dieWithKata(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -488,10 +489,10 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("checker: starting go test: %w (is Go installed and on PATH?)", err)
 	}
-	if err := limitFileSize(cmd.Process.Pid, buildFileSize); err != nil {
+	if err := limitBuild(cmd.Process.Pid, r.maxMemory); err != nil {
 		killProcessGroup(cmd)
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("checker: bounding the build's files: %w", err)
+		return nil, fmt.Errorf("checker: bounding the build: %w", err)
 	}
 	res := &runResult{s: newStream(), mod: r.used}
 	lines, quit := readLines(out)

@@ -1,0 +1,59 @@
+package checker
+
+import (
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// buildFileSize bounds every file the build's processes write (the go
+// command, the compiler, the linker): an honest test binary under the
+// race detector is some 30 MB, and a lesson file of huge static data made
+// the linker write 2 GB into the temporary directory, outside the
+// sandbox's bounded /tmp (the red team's A32).
+const buildFileSize = 512 << 20
+
+// limitBuild bounds the build's processes, from the go command kata has
+// just started (pid) down to every compiler and linker it starts later,
+// which inherit the limits: RLIMIT_FSIZE to buildFileSize (a write past it
+// fails, and the writer gets SIGXFSZ), RLIMIT_CPU to buildAllowance (each
+// process's CPU time), and, if memory > 0, RLIMIT_DATA to memory (its
+// heap). kata's own watch (watchBuild) stops a build sooner, with a
+// message; these hold where that watch cannot, once kata itself is gone:
+// a red team killed kata with SIGKILL mid-build, and the compiler it left
+// behind went on to 2.7 GiB.
+func limitBuild(pid int, memory int64) error {
+	limits := []struct {
+		resource int
+		max      uint64
+	}{
+		{unix.RLIMIT_FSIZE, buildFileSize},
+		{unix.RLIMIT_CPU, uint64(buildAllowance / time.Second)},
+	}
+	if memory > 0 {
+		limits = append(limits, struct {
+			resource int
+			max      uint64
+		}{unix.RLIMIT_DATA, uint64(memory)})
+	}
+	for _, l := range limits {
+		lim := unix.Rlimit{Cur: l.max, Max: l.max}
+		if err := unix.Prlimit(pid, l.resource, &lim, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dieWithKata has the kernel kill cmd's process when kata dies, however
+// it dies (SIGKILL included): the go command of a build then starts no
+// compiler or linker after kata, and those it started are bounded by
+// limitBuild.
+func dieWithKata(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+}
