@@ -209,8 +209,9 @@ func TestMain(m *testing.M) {
 // renamed by renameTests, are tests: the test file (harnessFile) and the
 // file that reads the nonce (secretFile), with id as the suffix of every
 // identifier. Without report the harness reports nothing (Repeat). A test
-// with a limit gets its goroutines dumped near it (kataWatch_ID).
-func harnessSource(tests []string, id string, report bool, limits map[string]time.Duration) (harness, secret []byte) {
+// with a limit gets its goroutines dumped near it (kataWatch_ID). The tests
+// named in last (a private pack's) run after all the others.
+func harnessSource(tests []string, id string, report bool, limits map[string]time.Duration, last []string) (harness, secret []byte) {
 	var b strings.Builder
 	b.WriteString(harnessHead)
 	fmt.Fprintf(&b, "\nconst (\n\tkataDumpStart_ID = %q\n\tkataDumpEnd_ID   = %q\n)\n", dumpStart, dumpEnd)
@@ -223,9 +224,15 @@ func harnessSource(tests []string, id string, report bool, limits map[string]tim
 	b.WriteString("\n}\n")
 	// The tests run in the order their wrappers are declared: the shortest
 	// limit first, so that a file that loops is found by the test that
-	// waits least for it (the others then do not run: MaxTimeouts).
+	// waits least for it (the others then do not run: MaxTimeouts); a
+	// private pack's tests after all the course's, whatever their limits:
+	// a lesson file keeps state from test to test, and a red team's
+	// printed a private test's inputs in a course test that ran after it,
+	// which the student sees at once.
 	tests = slices.Clone(tests)
-	slices.SortStableFunc(tests, func(a, b string) int { return cmp.Compare(limits[a], limits[b]) })
+	slices.SortStableFunc(tests, func(a, b string) int {
+		return cmp.Or(cmp.Compare(b2i(slices.Contains(last, a)), b2i(slices.Contains(last, b))), cmp.Compare(limits[a], limits[b]))
+	})
 	for _, name := range tests {
 		fmt.Fprintf(&b, "\nfunc %s(t *testing.T) { kataRecord_ID(t, %q); %s(t) }\n", name, name, renamedPrefix+name)
 	}
@@ -595,4 +602,12 @@ func (f *harnessFeed) report() *harnessReport {
 		return &harnessReport{Honest: false}
 	}
 	return parseHarnessReport(f.final, f.nonce)
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

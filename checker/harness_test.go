@@ -230,3 +230,22 @@ func TestLearnerCannotDeclareARenamedTest(t *testing.T) {
 		}
 	}
 }
+
+// TestHarnessRunsPrivateTestsLast: the harness runs the tests shortest
+// limit first, and a private pack's after every course test whatever its
+// limit (a red team's lesson file printed a private test's inputs in a
+// course test that ran after it, which the student sees at once).
+func TestHarnessRunsPrivateTestsLast(t *testing.T) {
+	limits := map[string]time.Duration{"TestSlow": 9 * time.Second, "TestFast": time.Second, "TestPackQuick": time.Millisecond, "TestPackSlow": 5 * time.Second}
+	harness, _ := harnessSource([]string{"TestSlow", "TestPackSlow", "TestPackQuick", "TestFast"}, "ID", true, limits, []string{"TestPackQuick", "TestPackSlow"})
+	var order []string
+	for _, line := range strings.Split(string(harness), "\n") {
+		if name, ok := strings.CutPrefix(line, "func Test"); ok && strings.Contains(line, "kataRecord_ID(") {
+			order = append(order, "Test"+name[:strings.Index(name, "(")])
+		}
+	}
+	want := []string{"TestFast", "TestSlow", "TestPackQuick", "TestPackSlow"}
+	if !slices.Equal(order, want) {
+		t.Errorf("the harness runs %v, want %v", order, want)
+	}
+}

@@ -39,7 +39,10 @@ type run struct {
 	snapshot map[string]string // base name → the copy of the learner's file the runs compile
 	hidden   []string          // lesson IDs whose hidden tests to add
 	timeouts map[string]time.Duration
-	race     bool
+	// last are the tests that run after all the others: a private
+	// pack's (lessons.Test.Private; see harnessSource).
+	last []string
+	race bool
 	// maxOutput bounds what the tests may print, in bytes, and maxMemory
 	// the resident memory of the run's processes together; past either
 	// the run is killed. 0: no limit.
@@ -249,7 +252,7 @@ func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]
 			return nil, fmt.Errorf("checker: hidden tests of %s: %w", id, err)
 		}
 	}
-	harness, secret := harnessSource(tests, id, report, r.timeouts)
+	harness, secret := harnessSource(tests, id, report, r.timeouts, r.last)
 	for name, src := range map[string][]byte{harnessFile: harness, secretFile: secret} {
 		p := filepath.Join(tmp, name)
 		if err := os.WriteFile(p, src, 0o644); err != nil {

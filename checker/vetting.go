@@ -45,7 +45,7 @@ type vetting struct {
 // module's.
 func (c *Checker) vetter() (*vet.Remote, error) {
 	c.vet.once.Do(func() {
-		harness, secret := harnessSource(nil, "ID", true, nil)
+		harness, secret := harnessSource(nil, "ID", true, nil, nil)
 		cfg := vet.Config{Reference: map[string][]byte{}, TestOnly: map[string][]byte{harnessFile: harness, secretFile: secret}}
 		for name, data := range c.mod.files {
 			if base, ok := strings.CutPrefix(name, "solutions/"); ok {

@@ -86,6 +86,11 @@ type Test struct {
 	Kind    TestKind
 	// About says in one line what it checks, for the learner's report.
 	About string
+	// Private marks a test of an instructor's private pack (kata grade
+	// --tests): it runs after every test of the course, so that what a
+	// lesson file sees in it cannot reach the output of a test the
+	// student is shown.
+	Private bool
 }
 
 // A TestKind says how a hidden test examines the learner's code.

@@ -235,7 +235,7 @@ func (p *Pack) loadLesson(dir string, l *lessons.Lesson, taken map[string]string
 			return fmt.Errorf("%s: visibility %q: want one of %s", where, t.Visibility, strings.Join(Visibilities, ", "))
 		}
 		taken[t.Name] = "the test pack's " + l.ID
-		p.Tests[l.ID] = append(p.Tests[l.ID], lessons.Test{Name: t.Name, Points: t.Points, Timeout: timeout, Kind: kind, About: t.About})
+		p.Tests[l.ID] = append(p.Tests[l.ID], lessons.Test{Name: t.Name, Points: t.Points, Timeout: timeout, Kind: kind, About: t.About, Private: true})
 		p.Visibility[t.Name] = vis
 	}
 	p.files[l.ID] = files
