@@ -15,22 +15,28 @@ import (
 // sandbox's bounded /tmp (the red team's A32).
 const buildFileSize = 512 << 20
 
+// buildCPUFloor is the least CPU time limitBuild gives each process of a
+// build, whatever buildAllowance is (tests shorten it to a fraction of a
+// second, which would make RLIMIT_CPU kill the go command at once instead
+// of the build's deadline stopping it).
+const buildCPUFloor = 10 * time.Second
+
 // limitBuild bounds the build's processes, from the go command kata has
 // just started (pid) down to every compiler and linker it starts later,
 // which inherit the limits: RLIMIT_FSIZE to buildFileSize (a write past it
-// fails, and the writer gets SIGXFSZ), RLIMIT_CPU to buildAllowance (each
-// process's CPU time), and, if memory > 0, RLIMIT_DATA to memory (its
-// heap). kata's own watch (watchBuild) stops a build sooner, with a
-// message; these hold where that watch cannot, once kata itself is gone:
-// a red team killed kata with SIGKILL mid-build, and the compiler it left
-// behind went on to 2.7 GiB.
+// fails, and the writer gets SIGXFSZ), RLIMIT_CPU to buildAllowance, at
+// least buildCPUFloor (each process's CPU time), and, if memory > 0,
+// RLIMIT_DATA to memory (its heap). kata's own watch (watchBuild) stops a
+// build sooner, with a message; these hold where that watch cannot, once
+// kata itself is gone: a red team killed kata with SIGKILL mid-build, and
+// the compiler it left behind went on to 2.7 GiB.
 func limitBuild(pid int, memory int64) error {
 	limits := []struct {
 		resource int
 		max      uint64
 	}{
 		{unix.RLIMIT_FSIZE, buildFileSize},
-		{unix.RLIMIT_CPU, uint64(buildAllowance / time.Second)},
+		{unix.RLIMIT_CPU, uint64(max(buildAllowance, buildCPUFloor) / time.Second)},
 	}
 	if memory > 0 {
 		limits = append(limits, struct {
