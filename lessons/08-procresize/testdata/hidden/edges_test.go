@@ -246,7 +246,7 @@ func TestL08GrowMaskAndTrace(t *testing.T) {
 // A reader that holds allpLock here must see allp (the slice and its
 // slots) stay exactly as it is while it holds the lock.
 func TestL08AllpWritesUnderLock(t *testing.T) {
-	const cycles = 8
+	const cycles = 24
 	var cur atomic.Pointer[schedt]
 	var stop atomic.Bool
 	var mu sync.Mutex
