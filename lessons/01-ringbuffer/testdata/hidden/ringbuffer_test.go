@@ -437,19 +437,22 @@ func TestL01ConcurrentSteal(t *testing.T) {
 	if got, want := total.Load(), id-1; got != want {
 		t.Fatalf("%d Gs were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), want, got)
 	}
-	l01refillRace(t)
+	l01refillRace(t, false)
+	l01refillRace(t, true)
 }
 
 // l01refillRace: the owner keeps its ring full, filling the slots a steal
-// frees the moment they are free. A thief that reads the slots it takes
-// after its CompareAndSwap of the head (not before) copies some of the
-// owner's new Gs in place of its own, now and then. It is a race of real
+// frees the moment they are free, with runqputtail a G at a time or, with
+// batch, with the ring's raw atomics all at once. A runqputtail that
+// publishes its tail before it stores the G, or a thief that reads the
+// slots it takes after its CompareAndSwap of the head (not before), hands
+// the thief a G that is not its own, now and then. It is a race of real
 // threads, so it is likely, not certain: a blind set's runqgrab that
-// copies after its CompareAndSwap failed this test in 13 checks of 20
-// when the owner put one G at a time through runqputtail, and in 17 of
-// 20 (26 of 30 with another 10) since the owner fills every freed slot,
-// the batch's last first; no correct file has failed it.
-func l01refillRace(t *testing.T) {
+// copies after its CompareAndSwap failed the runqputtail round in 13
+// checks of 20, and both rounds in 17 of 20 (26 of 30 with another 10);
+// the batch round alone let a runqputtail that publishes first survive a
+// CI mutation run. No correct file has failed either.
+func l01refillRace(t *testing.T, batch bool) {
 	t.Helper()
 	const steals = 3000
 	sched := kitSched(2, Config{})
@@ -477,37 +480,51 @@ func l01refillRace(t *testing.T) {
 			}
 		}
 	}()
-	// The owner refills its ring with the ring's raw atomics, not
-	// runqputtail, as fast as a put can be: the Gs made beforehand, every
-	// free slot written, the last first, before one store of the tail
-	// publishes them all (a consumer reads no slot at or past the tail, so
-	// the order of the writes is the owner's business). A thief that reads
-	// its batch after the CompareAndSwap that commits it then finds the
-	// end of the batch overwritten almost every time, not only when it is
-	// slower than one put.
-	head, tail := kitRaw32(&owner.runqhead), kitRaw32(&owner.runqtail)
-	size := uint32(len(owner.runq))
-	fresh := func() []*g {
-		gs := make([]*g, size)
-		for i := range gs {
-			gs[i] = kitG(sched, next)
-			next++
+	// Without batch, the owner refills its ring with your runqputtail, a
+	// G at a time, the moment a steal makes room: a runqputtail that
+	// publishes the tail before it stores the G lets the thief take the
+	// slot's old G.
+	//
+	// With batch, it refills with the ring's raw atomics, as fast as a put
+	// can be: the Gs made beforehand, every free slot written, the last
+	// first, before one store of the tail publishes them all (a consumer
+	// reads no slot at or past the tail, so the order of the writes is the
+	// owner's business). A thief that reads its batch after the
+	// CompareAndSwap that commits it then finds the end of the batch
+	// overwritten almost every time, not only when it is slower than one
+	// put.
+	var ready []*g
+	if !batch {
+		for !done.Load() {
+			if owner.runqtail.Load()-owner.runqhead.Load() < uint32(len(owner.runq)) {
+				put()
+			}
 		}
-		return gs
-	}
-	ready := fresh()
-	for !done.Load() {
-		t := tail.Load()
-		room := size - (t - head.Load())
-		if room == 0 {
-			continue
+	} else {
+		head, tail := kitRaw32(&owner.runqhead), kitRaw32(&owner.runqtail)
+		size := uint32(len(owner.runq))
+		fresh := func() []*g {
+			gs := make([]*g, size)
+			for i := range gs {
+				gs[i] = kitG(sched, next)
+				next++
+			}
+			return gs
 		}
-		for i := room; i > 0; i-- {
-			owner.runq[(t+i-1)%size].Store(ready[len(ready)-int(i)])
-		}
-		tail.Store(t + room)
-		if ready = ready[:len(ready)-int(room)]; len(ready) < int(size) {
-			ready = append(fresh(), ready...)
+		ready = fresh()
+		for !done.Load() {
+			t := tail.Load()
+			room := size - (t - head.Load())
+			if room == 0 {
+				continue
+			}
+			for i := room; i > 0; i-- {
+				owner.runq[(t+i-1)%size].Store(ready[len(ready)-int(i)])
+			}
+			tail.Store(t + room)
+			if ready = ready[:len(ready)-int(room)]; len(ready) < int(size) {
+				ready = append(fresh(), ready...)
+			}
 		}
 	}
 	var lost []int64
@@ -532,8 +549,12 @@ func l01refillRace(t *testing.T) {
 		if msg != nil {
 			what = *msg + ", and " + what
 		}
-		t.Fatalf("an owner kept its ring full, filling every slot a steal freed the moment it was freed, while a thief stole from it: %s. "+
-			"Once the CompareAndSwap of runqhead commits a steal, the slots it took are the owner's again, and its next puts land in them: read every G you take from the victim's ring before that CompareAndSwap, never after"+kitHint(l01), what)
+		how := "putting a G with runqputtail the moment a steal made room"
+		if batch {
+			how = "filling every slot a steal freed the moment it was freed"
+		}
+		t.Fatalf("an owner kept its ring full, %s, while a thief stole from it: %s. "+
+			"runqputtail must store the G in its slot before it publishes the new runqtail; and once the CompareAndSwap of runqhead commits a steal, the slots it took are the owner's again, and its next puts land in them: read every G you take from the victim's ring before that CompareAndSwap, never after"+kitHint(l01), how, what)
 	}
 }
 
