@@ -367,6 +367,7 @@ func runBench(ctx context.Context, c *checker.Checker, l *lessons.Lesson, benche
 // benchmark's own check (b.Fatal: its message is written for the learner),
 // or whatever the binary said last.
 func benchFailure(c *checker.Checker, lines []string, replace map[string]string, who string) (string, []string) {
+	lines = dropLabels(lines)
 	if p := c.CondensePanic(lines, replace); p != nil {
 		problem := who + " panicked"
 		if strings.HasPrefix(p[0], "fatal error:") {
@@ -415,4 +416,41 @@ func panickedBenchmark(lines []string) string {
 		}
 	}
 	return ""
+}
+
+// benchLabels start the lines the testing package prints before the first
+// benchmark's result (to standard output).
+var benchLabels = []string{"goos: ", "goarch: ", "pkg: ", "cpu: "}
+
+func isBenchLabel(l string) bool {
+	return slices.ContainsFunc(benchLabels, func(p string) bool { return strings.HasPrefix(l, p) })
+}
+
+// dropLabels removes the testing package's label lines from a failed
+// benchmark binary's output, also where one cut a panic's line in two:
+// the binary's standard output and error share one pipe, and a panic that
+// had written "panic: " to standard error when the labels were written to
+// standard output read "panic: goos: linux", its value on a line after
+// the labels (seen once in CI, a stub's panic shown as "goos: linux").
+func dropLabels(lines []string) []string {
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if isBenchLabel(l) {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(l, "panic: "); ok && isBenchLabel(rest) {
+			j := i + 1
+			for j < len(lines) && isBenchLabel(lines[j]) {
+				j++
+			}
+			if j < len(lines) {
+				out = append(out, "panic: "+lines[j])
+				i = j
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return out
 }
