@@ -31,18 +31,16 @@ const buildCPUFloor = 10 * time.Second
 // kata itself is gone: a red team killed kata with SIGKILL mid-build, and
 // the compiler it left behind went on to 2.7 GiB.
 func limitBuild(pid int, memory int64) error {
-	limits := []struct {
+	type limit struct {
 		resource int
 		max      uint64
-	}{
+	}
+	limits := []limit{
 		{unix.RLIMIT_FSIZE, buildFileSize},
 		{unix.RLIMIT_CPU, uint64(max(buildAllowance, buildCPUFloor) / time.Second)},
 	}
 	if memory > 0 {
-		limits = append(limits, struct {
-			resource int
-			max      uint64
-		}{unix.RLIMIT_DATA, uint64(memory)})
+		limits = append(limits, limit{unix.RLIMIT_DATA, uint64(memory)})
 	}
 	for _, l := range limits {
 		lim := unix.Rlimit{Cur: l.max, Max: l.max}
