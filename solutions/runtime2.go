@@ -220,8 +220,8 @@ type p struct {
 	// atomic pointers: the runtime's plain slots are a data race by the Go
 	// memory model (it tolerates them because the runtime is not
 	// race-instrumented; a thief that loses its CAS throws the read away).
-	runqhead atomicUint32
-	runqtail atomicUint32
+	runqhead atomicRingIndex
+	runqtail atomicRingIndex
 	runq     [256]atomic.Pointer[g]
 
 	// runnext, if non-nil, is a runnable G that was readied by the current

@@ -270,7 +270,7 @@ func gopark(`)
 		{name: "unsafe.Add", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tlock = unsafe.Add(lock, 8)")(park), want: []string{"unsafe:unsafe.Add is not allowed in a lesson file"}},
 		{name: "an atomic converted to its sync/atomic type", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
-			want: []string{"24:6:atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32, past the scheduling point"}},
+			want: []string{"24:6:atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sync/atomic.Uint32, past the scheduling point"}},
 		{name: "a generic atomic converted", file: "runq.go", src: at(putTail, "\tnext := (*atomic.Pointer[g])(&pp.runnext)\n\tnext.Store(nil)")(runq),
 			want: []string{"24:10:atomic:converts &pp.runnext (*sched.atomicPointer[sched.g]) to *sync/atomic.Pointer[sched.g]"}},
 		// A red team's: the scheduler's lock taken past its hooks.
@@ -380,7 +380,7 @@ func runqputtail(`)
 			// are the tests' own names.
 			want: []string{"test-only:refers to interleaveHook, which only kata's tests declare", "test-only:refers to setInterleaveHook"}},
 		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
-			want: []string{"atomic:converts &pp.runqhead (*sched.atomicUint32) to *sync/atomic.Uint32"}},
+			want: []string{"atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sync/atomic.Uint32"}},
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", "\nfunc (gp *g) String() string { return \"same\" }\n\nfunc gopark(")
 		}, want: []string{"ownership:declares the method g.String on g, a type the file does not declare: a lesson file may add methods only to its own types: declare a function instead"}},
@@ -391,7 +391,7 @@ func runqputtail(`)
 			want: []string{"api:uses sudog, which is not in", "api:uses sudog.g", "api:uses chanCell"}},
 		{name: "a struct of the file's own converted to a reference's", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\ntype bare struct{ v atomic.Uint32 }\n\nfunc head(pp *p) uint32 { return (*bare)(&pp.runqhead).v.Load() }\n\nfunc runqputtail(")
-		}, want: []string{"atomic:converts &pp.runqhead (*sched.atomicUint32) to *sched.bare, past the scheduling point"}},
+		}, want: []string{"atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sched.bare, past the scheduling point"}},
 		{name: "an interface that asks for a reference method", file: "runq.go", src: at(putTail, "\tif x, ok := any(pp.sched).(interface{ checkdead() }); ok {\n\t\tx.checkdead()\n\t}")(runq),
 			want: []string{"api:declares an interface method checkdead, as the reference's schedt.checkdead"}},
 		{name: "an unkeyed literal of a reference struct", file: "runq.go", src: at(putTail, "\t_ = gQueue{gp, gp, 1}\n\t_ = sysmontick{1, 2, 3, 4}")(runq),

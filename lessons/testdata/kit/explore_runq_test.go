@@ -22,17 +22,18 @@ import (
 // of them.
 
 func kitRaw32(a *atomicUint32) *atomic.Uint32        { return (*atomic.Uint32)(a) }
+func kitRawRing(a *atomicRingIndex) *atomic.Uint32   { return (*atomic.Uint32)(a) }
 func kitRawG(a *atomicPointer[g]) *atomic.Pointer[g] { return (*atomic.Pointer[g])(a) }
 
 // kitPutAll puts gs on pp's ring in order, before any thread runs, as
 // runqputtail would (the ring has room).
 func kitPutAll(pp *p, gs []*g) {
-	t := kitRaw32(&pp.runqtail).Load()
+	t := kitRawRing(&pp.runqtail).Load()
 	for _, gp := range gs {
 		pp.runq[t%uint32(len(pp.runq))].Store(gp)
 		t++
 	}
-	kitRaw32(&pp.runqtail).Store(t)
+	kitRawRing(&pp.runqtail).Store(t)
 }
 
 // kitQueues is one execution's world: a scheduler with its Ps and Gs, and
@@ -93,7 +94,7 @@ func (w *kitQueues) check() string {
 		return false
 	}
 	for _, pp := range w.ps {
-		h, t := kitRaw32(&pp.runqhead).Load(), kitRaw32(&pp.runqtail).Load()
+		h, t := kitRawRing(&pp.runqhead).Load(), kitRawRing(&pp.runqtail).Load()
 		if t-h > uint32(len(pp.runq)) {
 			return fmt.Sprintf("P%d's ring holds %d Gs (head %d, tail %d): more than its 256 slots", pp.id, int32(t-h), h, t)
 		}
@@ -128,7 +129,7 @@ func (w *kitQueues) check() string {
 func (w *kitQueues) twoPlaces(gp *g) string {
 	var places []string
 	for _, pp := range w.ps {
-		for i, t := kitRaw32(&pp.runqhead).Load(), kitRaw32(&pp.runqtail).Load(); i != t; i++ {
+		for i, t := kitRawRing(&pp.runqhead).Load(), kitRawRing(&pp.runqtail).Load(); i != t; i++ {
 			if pp.runq[i%uint32(len(pp.runq))].Load() == gp {
 				places = append(places, fmt.Sprintf("P%d's ring", pp.id))
 			}
@@ -157,7 +158,7 @@ func (w *kitQueues) twoPlaces(gp *g) string {
 func (w *kitQueues) final() (key, problem string) {
 	for _, pp := range w.ps {
 		w.took(kitRawG(&pp.runnext).Swap(nil), fmt.Sprintf("P%d's runnext afterwards", pp.id))
-		for h, t := kitRaw32(&pp.runqhead).Load(), kitRaw32(&pp.runqtail).Load(); h != t; h++ {
+		for h, t := kitRawRing(&pp.runqhead).Load(), kitRawRing(&pp.runqtail).Load(); h != t; h++ {
 			w.took(pp.runq[h%uint32(len(pp.runq))].Load(), fmt.Sprintf("P%d's ring afterwards", pp.id))
 		}
 	}

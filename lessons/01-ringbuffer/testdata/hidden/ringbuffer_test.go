@@ -501,7 +501,7 @@ func l01refillRace(t *testing.T, batch bool) {
 			}
 		}
 	} else {
-		head, tail := kitRaw32(&owner.runqhead), kitRaw32(&owner.runqtail)
+		head, tail := kitRawRing(&owner.runqhead), kitRawRing(&owner.runqtail)
 		size := uint32(len(owner.runq))
 		fresh := func() []*g {
 			gs := make([]*g, size)
