@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gmp-kata/gmp-kata/internal/longtest"
 )
 
 // TestSoak puts a Runtime under a random mix of everything it offers, for a
@@ -47,16 +49,20 @@ import (
 //
 //	-soak.seed=N        replay seed N (0, the default: a fresh seed per run)
 //	-soak.duration=D    how long the load runs per Procs value, split evenly
-//	                    between RandomizeScheduler off and on (default 1.5s
-//	                    with -short, 4s without)
+//	                    between RandomizeScheduler off and on (default 2s;
+//	                    4s with KATA_LONG=1, 1.5s with -short)
 //
 // Each Procs value runs for the duration plus the time it takes to drain;
 // for long runs raise go test's -timeout to well over 4 × the duration.
 func TestSoak(t *testing.T) {
 	perProcs := *soakDuration
 	if perProcs <= 0 {
-		perProcs = 4 * time.Second
-		if testing.Short() {
+		// A soak says again at length what a short one says: the long
+		// tests (KATA_LONG, as CI runs them) soak for 4s a Procs value.
+		perProcs = 2 * time.Second
+		if longtest.Enabled() {
+			perProcs = 4 * time.Second
+		} else if testing.Short() {
 			perProcs = 1500 * time.Millisecond
 		}
 	}
@@ -77,7 +83,7 @@ func TestSoak(t *testing.T) {
 
 var (
 	soakSeed     = flag.Uint64("soak.seed", 0, "TestSoak: replay this seed (0: a fresh random seed for every run)")
-	soakDuration = flag.Duration("soak.duration", 0, "TestSoak: how long the load runs per Procs value, split between RandomizeScheduler off and on (0: 1.5s with -short, 4s without)")
+	soakDuration = flag.Duration("soak.duration", 0, "TestSoak: how long the load runs per Procs value, split between RandomizeScheduler off and on (0: 2s; 4s with KATA_LONG=1, 1.5s with -short)")
 )
 
 const (
