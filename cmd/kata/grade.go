@@ -152,8 +152,14 @@ func checkOut(out string, force, perStudent bool, subs []*grade.Submission) erro
 	if out == "" {
 		return nil
 	}
-	if fi, err := os.Stat(out); err == nil && perStudent && !fi.IsDir() {
+	fi, statErr := os.Stat(out)
+	if statErr == nil && perStudent && !fi.IsDir() {
 		return usageError(fmt.Sprintf("grade: --out %s is a file; for several submissions in Gradescope's format, name a directory", out))
+	}
+	if statErr != nil && perStudent && strings.EqualFold(filepath.Ext(out), ".json") {
+		// Named like the one results.json of a single submission: a
+		// directory of that name would surprise whoever uploads it.
+		return usageError(fmt.Sprintf("grade: --out %s names a file, but Gradescope's format writes one results.json per student for %d submissions: name a directory (--out DIR writes DIR/STUDENT/results.json)", out, len(subs)))
 	}
 	if force {
 		return nil

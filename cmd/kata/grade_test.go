@@ -204,6 +204,7 @@ func TestGradeUsageErrors(t *testing.T) {
 		{[]string{"grade", filepath.Join(dir, "nope")}, `grade: no file or directory`},
 		{[]string{"grade", "--tests", filepath.Join(dir, "nope"), ws}, "grade: test pack"},
 		{[]string{"grade", "--format", "gradescope", ws, ws2}, "for 2, name a directory with --out DIR"},
+		{[]string{"grade", "--format", "gradescope", "--out", filepath.Join(dir, "results.json"), ws, ws2}, "names a file, but Gradescope's format writes one results.json per student for 2 submissions: name a directory"},
 		{[]string{"grade", "--out", exists, ws}, "exists; choose another --out, or add --force"},
 		{[]string{"grade", "--out", dir, ws}, "is a directory; name the report file"},
 	} {
