@@ -59,7 +59,7 @@ func init() {
 			{Name: "TestL04Snapshots", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "once the P is released, sched.allp and sched.idlepMask are read only through snapshots taken before, or under sched.lock: GOMAXPROCS changes at each release of sched.lock after it, and a read without the lock is a data race with procresize"},
 			{Name: "TestL04Timers", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Timing,
-				About: "with a G asleep on a timer, the M waits for it if no other M does (and spins again after the wait if it was spinning), or wakes the one that would sleep past it"},
+				About: "with a G asleep on a timer, the M waits for it if no other M does, after its last looks at the queues (and spins again after the wait if it was spinning), or wakes the one that would sleep past it"},
 			{Name: "TestL04OneTimerWaiter", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "another M claiming the timer wait at any moment of this M's give-up: only one of them waits (sched.lastpoll.Swap(0), one atomic step)"},
 			{Name: "TestL04StealPasses", Points: 2, Timeout: 30 * time.Second, Kind: lessons.Exact,

@@ -846,6 +846,46 @@ func TestL04Timers(t *testing.T) {
 		}
 	}
 
+	// A timer is pending, and a G lands on another P's ring the moment this
+	// spinning M stops spinning (its submitter saw the spinner and woke
+	// nobody): the last looks come first, and find it; the timer is waited
+	// for only when they find nothing. Waiting first, the G would sit on
+	// P1's ring until the timer is due, an hour here.
+	{
+		clock.Store(l04sT0)
+		sched := l04sSched(2, Config{Nanotime: clock.Load, Debug: true})
+		mp := l04sM(sched, 0)
+		victim := l04sBusy(sched, 1)
+		l04sSleeper(sched, 5, when)
+		var injected atomic.Bool
+		sched.trace = func(ev Event) {
+			if ev.Kind == EvSpinStop && injected.CompareAndSwap(false, true) {
+				runqputtail(victim, kitG(sched, 42))
+			}
+		}
+		setup := "P0 (this M) and P1 busy, every queue empty, no M waiting for timers; G 5 sleeps on a timer due in an hour (injected clock); the moment this M stops spinning (stopSpinning), P1's G puts G 42 on P1's ring"
+		waited := false
+		r := l04sFind(t, mp, l04sOpts{
+			setup: setup,
+			watch: func() {
+				if !waited && sched.pollUntil.Load() == when {
+					waited = true // ends a wrong wait: the run goes on
+					clock.Store(when)
+					netpollBreak(sched)
+				}
+			},
+		})
+		if !injected.Load() {
+			t.Fatalf("%s: the M never stopped spinning (no EvSpinStop from stopSpinning); findRunnable returned %s (parked=%v)"+kitHint(l04), setup, kitID(r.gp), r.parked)
+		}
+		if waited {
+			t.Fatalf("%s: the M waited for G 5's timer (blockUntilTimer) before its last looks at the queues, and G 42 waited with it, an hour: after stopSpinning, look at the global queue and every P's ring again first (checkRunqsNoP), and wait for a timer only when those looks found nothing"+kitHint(l04), setup)
+		}
+		if r.parked || r.gp == nil || r.gp.goid != 42 {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v), want G 42: the last look after stopSpinning (checkRunqsNoP) finds it on P1's ring"+kitHint(l04), setup, kitID(r.gp), r.parked)
+		}
+	}
+
 	// Another M waits for timers (sched.lastpoll == 0) until sched.pollUntil:
 	// wake it (netpollBreak) if it would sleep past this timer.
 	type pollCase struct {
