@@ -27,10 +27,16 @@ type apiNamer struct {
 	pkg    *types.Package
 	fields map[*types.Var]string  // every field of the package's types, by its name
 	ifaces map[*types.Func]string // the methods of its named interfaces
+	// structs is every struct type of the package's declarations (the
+	// underlying types of its named types, and the unnamed ones inside
+	// them), by fieldNames: a struct type with the same field names,
+	// declared in a lesson file, is identical to one (or unifies with it)
+	// once its field types match.
+	structs map[string][]*types.Struct
 }
 
 func newAPINamer(pkg *types.Package) *apiNamer {
-	n := &apiNamer{pkg: pkg, fields: map[*types.Var]string{}, ifaces: map[*types.Func]string{}}
+	n := &apiNamer{pkg: pkg, fields: map[*types.Var]string{}, ifaces: map[*types.Func]string{}, structs: map[string][]*types.Struct{}}
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
 		switch obj := scope.Lookup(name).(type) {
@@ -60,6 +66,10 @@ func (n *apiNamer) walk(prefix string, t types.Type, depth int) {
 	}
 	switch t := t.(type) {
 	case *types.Struct:
+		if t.NumFields() > 0 {
+			key := fieldNames(t)
+			n.structs[key] = append(n.structs[key], t)
+		}
 		for i := range t.NumFields() {
 			f := t.Field(i)
 			if _, ok := n.fields[f]; !ok {
@@ -250,6 +260,7 @@ func (c *fileCheck) api(n *apiNamer) {
 		}
 	}
 	c.structConversions(n, allowed, where)
+	c.mirroredStructs(n, allowed, where)
 	methods := n.methodNames(c.inFile)
 	for id, obj := range c.info.Defs {
 		fn, ok := obj.(*types.Func)
@@ -267,6 +278,55 @@ func (c *fileCheck) api(n *apiNamer) {
 			}
 		}
 	}
+}
+
+// fieldNames is the names of st's fields in order, an embedded one
+// marked: all two struct types of one package need to have in common to
+// be identical but for their field types (or for one to be inferred from
+// the other, field types and all: a generic function whose parameter is
+// struct{ goid A; fn B; ... } takes a g by value and names A and B).
+func fieldNames(st *types.Struct) string {
+	var b strings.Builder
+	for i := range st.NumFields() {
+		if st.Field(i).Embedded() {
+			b.WriteByte('*')
+		}
+		b.WriteString(st.Field(i).Name())
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// mirroredStructs refuses a struct type written in the file with the field
+// names of one of the reference's, if that one has a field outside the
+// API: a value of the reference's type assigns to the file's (one of the
+// two unnamed), converts to it, or passes to a generic function whose
+// parameter it is, and the file's field names then read and write every
+// field of the reference's (a red team reached schedt.cfg's fields by
+// assignment, and a G's sudog and its unsafe.Pointer through type
+// inference).
+func (c *fileCheck) mirroredStructs(n *apiNamer, allowed func(string) bool, where string) {
+	ast.Inspect(c.f, func(node ast.Node) bool {
+		expr, ok := node.(*ast.StructType)
+		if !ok {
+			return true
+		}
+		st, ok := c.info.TypeOf(expr).(*types.Struct)
+		if !ok || st.NumFields() == 0 {
+			return true
+		}
+		for _, ref := range n.structs[fieldNames(st)] {
+			for i := range ref.NumFields() {
+				if name := n.name(ref.Field(i), c.inFile); name != "" && !allowed(name) {
+					refName := displayAPI(strings.TrimSuffix(n.name(ref.Field(0), c.inFile), "."+ref.Field(0).Name()))
+					c.report(expr.Pos(), RuleAPI, "declares a struct type with the fields of the reference's %s, which has %s, not in %s: a value of %s would assign or convert to yours, fields and all: give your struct fields of its own",
+						refName, displayAPI(name), where, refName)
+					return true
+				}
+			}
+		}
+		return true
+	})
 }
 
 // structConversions refuses a conversion between two struct types (or

@@ -60,7 +60,12 @@
 //     reason: a conversion between two struct types one of which has a
 //     field outside the API (a struct type of the file's own with the
 //     reference's fields converts to the reference's, and its field names
-//     reach them all), and an interface method of the file's named as a
+//     reach them all); a struct type of the file's with the field names
+//     of one of the reference's that has a field outside the API, even
+//     with no conversion in sight (a value of the reference's assigns to
+//     it where one of the two is unnamed, and passes to a generic function
+//     whose parameter it is, every field type inferred: a red team read a
+//     G's sudog that way); and an interface method of the file's named as a
 //     method of the reference's outside the API (a type assertion would
 //     call it). So a lesson file cannot touch the tests' controls
 //     (interleaveHook: the red team stored nil in it, and the interleaving

@@ -2,6 +2,9 @@ package vet
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"io/fs"
 	"os"
@@ -110,6 +113,43 @@ func courseVetter(t testing.TB) *Vetter {
 func ref(t testing.TB, name string) string {
 	t.Helper()
 	return string(readFS(t, gmpkata.Sources, "solutions/"+name))
+}
+
+// genericView is a generic function fn whose parameter is a struct type
+// with the field names of the reference's struct type typ (declared in
+// file), each of a type parameter of its own, and which returns it: a call
+// with a value of typ infers every field's type (a red team's way to read
+// and write fields no lesson lists, without naming any).
+func genericView(t testing.TB, file, typ, fn string) string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, ref(t, file), parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			ts, ok := spec.(*ast.TypeSpec)
+			if !ok || ts.Name.Name != typ {
+				continue
+			}
+			var params, fields []string
+			for _, field := range ts.Type.(*ast.StructType).Fields.List {
+				for _, name := range field.Names {
+					tp := fmt.Sprintf("T%d", len(params))
+					params = append(params, tp)
+					fields = append(fields, name.Name+" "+tp)
+				}
+			}
+			st := "struct {\n\t" + strings.Join(fields, "\n\t") + "\n}"
+			return fmt.Sprintf("func %s[%s any](v %s) %s {\n\treturn v\n}\n", fn, strings.Join(params, ", "), st, st)
+		}
+	}
+	t.Fatalf("no type %s in solutions/%s", typ, file)
+	return ""
 }
 
 // edit replaces old, which must occur in src exactly once, with new.
@@ -299,6 +339,28 @@ func cast[P unsafe.Pointer | *int](x P) *int { return (*int)(x) }
 
 func gopark(`)
 		}, want: []string{"unsafe:converts P to *int"}},
+		// A red team's: the reference's config assigned to an unnamed
+		// struct type with its fields (no conversion to see), and a G
+		// passed to a generic function whose parameter is a struct of g's
+		// field names with a type parameter each (inference, no name of
+		// g's fields at all).
+		{name: "a reference struct assigned to a struct type of its fields", file: "runq.go", src: at(putTail, `	var v struct {
+		procs              int32
+		seed               uint64
+		randomizeScheduler bool
+		haveSysmon         bool
+		debug              bool
+		nanotime           func() int64
+		usleep             func(usec int64)
+		forcePreemptNS     int64
+		sysmonMinDelayUS   int64
+		sysmonMaxDelayUS   int64
+		sysmonIdleRounds   int
+	} = pp.sched.cfg
+	_ = v.seed`)(runq), want: []string{"24:8:api:declares a struct type with the fields of the reference's config, which has config.procs, not in lesson 01-ringbuffer's API"}},
+		{name: "a G inferred into a struct type of g's fields", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "\t_ = viewG(*gp)")(runq)(t), "\nfunc runqputtail(", "\n"+genericView(t, "runtime2.go", "g", "viewG")+"\nfunc runqputtail(")
+		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g"}},
 		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"api:uses g.m, which is not in", "unsafe:converts unsafe.Pointer to uintptr", "api:uses g.m", "api:uses m.waitlock"}},
 		{name: "dot import of unsafe", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, edit(t, park(t), "\t\"unsafe\"\n", "\t\"unsafe\"\n\t. \"unsafe\"\n"), "\nfunc gopark(", "\nvar _ = Sizeof(0)\n\nfunc gopark(")
