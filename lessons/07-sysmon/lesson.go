@@ -66,6 +66,8 @@ func init() {
 				About: "an M taking the idle P (under sched.lock) just before each of sysmon's atomic operations on its way to the deep sleep still wakes it: sysmonwait is set before sched.lock is released"},
 			{Name: "TestL07SysmonWakeReadsClock", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Timing,
 				About: "woken after the clock moved on, sysmon judges a syscall by the clock read after the sleep, and starts its back-off over"},
+			{Name: "TestL07SysmonTimeoutReadsClock", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Timing,
+				About: "a deep sleep that ends at its timeout (nobody woke sysmon) while the clock moved on: the next time slice is judged by the clock read after the sleep"},
 			{Name: "TestL07SysmonLongIdle", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Timing,
 				About: "with a G running and nothing to do, the back-off holds over 300 rounds: 20µs ×51, doubling, then 10ms every round"},
 			{Name: "TestL07Differential", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Exact,

@@ -229,6 +229,34 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		}
 	})
 
+	t.Run("timer_in_5min", func(t *testing.T) {
+		// A timer further away than forcegcPeriodNS/2: the deep sleep
+		// still lasts 60s at most (whichever comes first), so that sysmon
+		// looks again at least that often.
+		gate := make(chan struct{})
+		c := l07newDclock(func(n int, usec int64) {
+			if n == 1 {
+				<-gate
+			}
+		})
+		c.now.Store(int64(time.Hour))
+		var rec Recorder
+		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: rec.Record})
+		var closeGate sync.Once
+		defer l07close(t, rt)
+		defer closeGate.Do(func() { close(gate) }) // before Close: sysmon may wait on it
+		rt.sched.timer0When.Store(c.now.Load() + int64(5*time.Minute))
+		closeGate.Do(func() { close(gate) })
+		if !l07await(10*time.Second, func() bool { return len(l07events(&rec, EvSysmonSleep)) > 0 }) {
+			t.Fatalf("with every P idle and the next timer 5 minutes away (fake clock), sysmon emitted no EvSysmonSleep within 10s%s", kitHint(l07))
+		}
+		if ev := l07events(&rec, EvSysmonSleep)[0]; ev.Arg != half {
+			t.Fatalf("with every P idle and the next timer 5 minutes away (fake clock), sysmon's deep sleep was for %v (EvSysmonSleep's Arg); want %v: "+
+				"the deep sleep lasts forcegcPeriodNS/2 (60s) or until the next timer, whichever comes first: a far timer does not make it longer%s",
+				time.Duration(ev.Arg), time.Duration(half), kitHint(l07))
+		}
+	})
+
 	t.Run("late_wake", func(t *testing.T) {
 		// sysmon sleeps deeply until a timer 20ms away; another thread takes
 		// sched.lock while it sleeps, and holds it until sysmon has timed
@@ -442,6 +470,90 @@ func TestL07SysmonWakeReadsClock(t *testing.T) {
 		}
 	}
 	releaseOnce.Do(letGo)
+	l07finish(t, rt, 10*time.Second)
+}
+
+// TestL07SysmonTimeoutReadsClock: as TestL07SysmonWakeReadsClock, but the
+// deep sleep ends on its own, at its timeout, with nobody waking sysmon: a
+// G asleep on a timer (5ms, fake clock) is the next timer; while sysmon
+// sleeps until it, the clock moves on 1s, the timer fires and the G runs
+// on the only P, and keeps running (at safe points). Coming out of the
+// sleep, sysmon sees the P for the first time: the G's time slice is
+// judged from the clock as it is then, and the G is preempted only once
+// it has run 10ms (fake) from there, not at the next round.
+func TestL07SysmonTimeoutReadsClock(t *testing.T) {
+	var sched atomic.Pointer[schedt]
+	var asleep atomic.Int64 // sysmon's sleeps before its deep sleep; -1 until known
+	var woke atomic.Int64   // the fake time sysmon came out of it
+	var preemptAt atomic.Int64
+	asleep.Store(-1)
+	gate := make(chan struct{})
+	var c *l07dclock
+	c = l07newDclock(func(n int, usec int64) {
+		if n == 1 {
+			<-gate // until the G sleeps on its timer
+		}
+		if a := asleep.Load(); a >= 0 && int64(n) == a+1 {
+			woke.Store(c.now.Load() - usec*1000)
+		}
+	})
+	sleeping, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	trace := func(ev Event) {
+		switch ev.Kind {
+		case EvSysmonSleep:
+			once.Do(func() {
+				close(sleeping)
+				<-proceed // hold sysmon just before its deep sleep
+			})
+		case EvSysmonPreempt:
+			preemptAt.CompareAndSwap(0, c.now.Load())
+		}
+	}
+	// ForcePreempt is the default, 10ms.
+	rt := New(Config{Procs: 1, Usleep: c.usleep, Nanotime: c.now.Load, Trace: trace})
+	sched.Store(rt.sched)
+	var gateOnce, proceedOnce sync.Once
+	defer l07close(t, rt)
+	defer proceedOnce.Do(func() { close(proceed) })
+	defer gateOnce.Do(func() { close(gate) })
+	running := make(chan struct{})
+	var stop atomic.Bool
+	defer stop.Store(true)
+	rt.Go(func(g *G) {
+		g.Sleep(5 * time.Millisecond) // the next timer: sysmon sleeps until it
+		close(running)
+		for !stop.Load() && preemptAt.Load() == 0 {
+			g.Safepoint()
+		}
+	})
+	if !l07await(10*time.Second, func() bool { return rt.sched.timer0When.Load() != 0 }) {
+		t.Fatalf("test setup: the G's Sleep armed no timer within 10s")
+	}
+	gateOnce.Do(func() { close(gate) })
+	select {
+	case <-sleeping:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("with every P idle and a G asleep on a timer due in 5ms (fake clock), sysmon emitted no EvSysmonSleep within 10s: "+
+			"just before its deep sleep (sysmonwait set, sched.lock released), it emits sched.traceEvent(EvSysmonSleep, 0, -1, mp.id, sleep)%s", kitHint(l07))
+	}
+	asleep.Store(int64(c.count()))
+	c.now.Add(int64(time.Second)) // time passes while sysmon sleeps: the timer fires
+	select {
+	case <-running:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("test setup: the G asleep on a timer due 1s ago (fake clock) did not run within 10s")
+	}
+	proceedOnce.Do(func() { close(proceed) }) // sysmon sleeps until its timeout: nobody wakes it
+	if !l07await(10*time.Second, func() bool { return preemptAt.Load() != 0 }) {
+		t.Fatalf("a G has run at safe points on the only P for 10s (real time) since sysmon's deep sleep ended, and sysmon never preempted it (no EvSysmonPreempt): preempt a G whose time slice has lasted ForcePreempt (10ms, fake clock)%s", kitHint(l07))
+	}
+	if d := preemptAt.Load() - woke.Load(); woke.Load() == 0 || d < int64(9*time.Millisecond) {
+		t.Fatalf("sysmon's deep sleep ended at its timeout (a timer's time came; nobody woke it), the clock having moved on 1s meanwhile, and sysmon preempted the G running on the only P %v (fake clock) after it came out of the sleep, "+
+			"its first look at that time slice: the slice had not lasted 10ms. After the deep sleep, woken or not, read the clock again (now = cfg.nanotime()) before retake: the time read before the sleep is stale%s",
+			time.Duration(d), kitHint(l07))
+	}
+	stop.Store(true)
 	l07finish(t, rt, 10*time.Second)
 }
 
