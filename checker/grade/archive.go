@@ -39,8 +39,8 @@ var DefaultLimits = Limits{ArchiveBytes: 64 << 20, UnpackedBytes: 256 << 20, Ent
 // readZip lists a .zip archive. Its limits are checked before Go's zip
 // reader parses it (checkZipDirectory); only the entries extract asks for
 // are ever decompressed, through the tree's close.
-func readZip(file string, lim Limits) (t *tree, err error) {
-	f, err := os.Open(file)
+func readZip(file string, listed bool, lim Limits) (t *tree, err error) {
+	f, err := openRegular(file, listed)
 	if err != nil {
 		return nil, err
 	}
@@ -258,15 +258,25 @@ func (b *budgetReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // readTarFile lists a .tar, .tar.gz or .tgz archive. A tar can only be
 // read in order, so the lesson files are read by reading it a second time
 // (the tree's read), skipping to them; both readings stop at the limits.
-func readTarFile(file string, lim Limits) (*tree, error) {
-	if err := checkSize(file, lim); err != nil {
+func readTarFile(file string, listed bool, lim Limits) (*tree, error) {
+	// One descriptor for both scans: the file read second is the one
+	// scanned first, whatever happens to the name meanwhile.
+	f, err := openRegular(file, listed)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(f, lim); err != nil {
+		f.Close()
 		return nil, err
 	}
 	t := newTree()
-	err := scanTarFile(file, lim, func(n int, hdr *tar.Header, _ io.Reader) (bool, error) {
+	t.close = func() { f.Close() }
+	gzipped := !strings.HasSuffix(strings.ToLower(file), ".tar")
+	err = scanTarFile(f, gzipped, lim, func(n int, hdr *tar.Header, _ io.Reader) (bool, error) {
 		return false, t.addTar(n, hdr)
 	})
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	t.read = func(es []*entry, limit int64) {
@@ -274,7 +284,7 @@ func readTarFile(file string, lim Limits) (*tree, error) {
 		for _, e := range es {
 			want[e.index] = e
 		}
-		err := scanTarFile(file, lim, func(n int, hdr *tar.Header, r io.Reader) (bool, error) {
+		err := scanTarFile(f, gzipped, lim, func(n int, hdr *tar.Header, r io.Reader) (bool, error) {
 			e := want[n]
 			if e == nil {
 				return false, nil
@@ -301,16 +311,14 @@ func readTarFile(file string, lim Limits) (*tree, error) {
 	return t, nil
 }
 
-// scanTarFile opens a tar archive (gzip-compressed unless it ends in .tar)
-// and scans it.
-func scanTarFile(file string, lim Limits, each func(n int, hdr *tar.Header, r io.Reader) (stop bool, err error)) error {
-	f, err := os.Open(file)
-	if err != nil {
+// scanTarFile scans the tar archive f (gzip-compressed if gzipped) from
+// its start.
+func scanTarFile(f *os.File, gzipped bool, lim Limits, each func(n int, hdr *tar.Header, r io.Reader) (stop bool, err error)) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	defer f.Close()
 	var r io.Reader = f
-	if !strings.HasSuffix(strings.ToLower(file), ".tar") {
+	if gzipped {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
 			return fmt.Errorf("not a readable gzip archive: %v", err)
@@ -413,8 +421,8 @@ func (t *tree) addTar(n int, hdr *tar.Header) error {
 	return nil
 }
 
-func checkSize(file string, lim Limits) error {
-	fi, err := os.Stat(file)
+func checkSize(f *os.File, lim Limits) error {
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
@@ -469,20 +477,28 @@ func walkFS(fsys fs.FS, dir string, fn func(name string, d fs.DirEntry) error, u
 }
 
 // readDir lists a directory; its lesson files are read when extract asks
-// for them. It does not follow links to directories; a link to a file is
-// followed only if the file is inside the directory.
-func readDir(dir string, lim Limits) (*tree, error) {
+// for them, through the directory opened once (openSubmissionDir; listed:
+// found in a class listing, so it must still be the directory listed). It
+// does not follow links to directories; a link to a file is followed only
+// if the file is inside the directory.
+func readDir(dir string, listed bool, lim Limits) (*tree, error) {
 	top, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := openSubmissionDir(top, listed)
 	if err != nil {
 		return nil, err
 	}
 	real, err := filepath.EvalSymlinks(top)
 	if err != nil {
+		root.Close()
 		return nil, err
 	}
 	t := newTree()
+	t.close = func() { root.Close() }
 	n := 0
-	err = walkFS(os.DirFS(top), ".", func(name string, d fs.DirEntry) error {
+	err = walkFS(root.FS(), ".", func(name string, d fs.DirEntry) error {
 		p := filepath.Join(top, filepath.FromSlash(name))
 		if n++; n > lim.Entries {
 			return fmt.Errorf("the directory holds more than %d files", lim.Entries)
@@ -521,8 +537,11 @@ func readDir(dir string, lim Limits) (*tree, error) {
 		case !fi.Mode().IsRegular():
 			e.problem = base + " is not a regular file"
 		default:
+			// Read through the root: what the name leads to by then
+			// stays inside the submission, and a pipe put in its place
+			// is refused, not waited on.
 			e.size = fi.Size()
-			e.open = func() (io.ReadCloser, error) { return os.Open(target) }
+			e.open = func() (io.ReadCloser, error) { return openInRoot(root, name) }
 		}
 		return nil
 	}, func(name string, err error) error {
@@ -532,6 +551,7 @@ func readDir(dir string, lim Limits) (*tree, error) {
 		return nil // an unreadable corner: what is not read cannot be graded
 	})
 	if err != nil {
+		root.Close()
 		return nil, err
 	}
 	return t, nil

@@ -114,7 +114,7 @@ func TestZipEntryBombIsRefusedBeforeParsing(t *testing.T) {
 			}
 			entryBomb(t, file, records, c.claimed, c.zip64)
 			var s *Submission
-			alloc, took := measure(func() { s = finder().fromArchive(file) })
+			alloc, took := measure(func() { s = finder().fromArchive(file, false) })
 			t.Logf("%d records, %d claimed: %.1f MB allocated in %s: %s", records, c.claimed, float64(alloc)/1e6, took.Round(time.Millisecond), s.Problem)
 			assert.Contains(t, s.Problem, "more than 20000 entries")
 			assert.Less(t, alloc, uint64(8<<20), "refusing it must not parse it")
@@ -145,7 +145,7 @@ func TestZipReadsOnlyTheLessonFiles(t *testing.T) {
 	require.NoError(t, err)
 
 	var s *Submission
-	alloc, took := measure(func() { s = finder().fromArchive(file) })
+	alloc, took := measure(func() { s = finder().fromArchive(file, false) })
 	t.Logf("a %d KB zip of 250 × 1 MiB .go: %.1f MB allocated in %s", fi.Size()>>10, float64(alloc)/1e6, took.Round(time.Millisecond))
 	require.Empty(t, s.Problem)
 	for _, f := range allFiles() {
@@ -172,7 +172,7 @@ func TestTarReadsOnlyTheLessonFiles(t *testing.T) {
 	writeTarGz(t, file, entries)
 
 	var s *Submission
-	alloc, took := measure(func() { s = finder().fromArchive(file) })
+	alloc, took := measure(func() { s = finder().fromArchive(file, false) })
 	t.Logf("a .tar.gz of 120 × 1 MiB .go: %.1f MB allocated in %s", float64(alloc)/1e6, took.Round(time.Millisecond))
 	require.Empty(t, s.Problem)
 	for _, f := range allFiles() {
@@ -245,7 +245,7 @@ func TestZipSizesThatLie(t *testing.T) {
 		rawEntry{name: "park.go", data: deflated(t, huge), uncompressed: 1000, crc: crc32.ChecksumIEEE(huge)},
 	)
 	var s *Submission
-	alloc, took := measure(func() { s = finder().fromArchive(file) })
+	alloc, took := measure(func() { s = finder().fromArchive(file, false) })
 	t.Logf("%.1f MB allocated in %s", float64(alloc)/1e6, took.Round(time.Millisecond))
 	require.Empty(t, s.Problem)
 	_, problem := s.File("runq.go")
@@ -271,7 +271,7 @@ func TestZipWithAPrefix(t *testing.T) {
 	require.NoError(t, err)
 	prefixed := filepath.Join(dir, "prefixed.zip")
 	require.NoError(t, os.WriteFile(prefixed, append(bytes.Repeat([]byte("#!/bin/sh\n"), 300), data...), 0o644))
-	s := finder().fromArchive(prefixed)
+	s := finder().fromArchive(prefixed, false)
 	require.Empty(t, s.Problem)
 	got, problem := s.File("runq.go")
 	require.Empty(t, problem)

@@ -228,7 +228,7 @@ func FuzzZip(f *testing.F) {
 		file := filepath.Join(t.TempDir(), "f.zip")
 		require.NoError(t, os.WriteFile(file, data, 0o644))
 		lim := Limits{ArchiveBytes: 1 << 20, UnpackedBytes: 4 << 20, Entries: 100, FileBytes: 1 << 16, Depth: 6}
-		tr, err := readZip(file, lim)
+		tr, err := readZip(file, false, lim)
 		if err != nil {
 			return
 		}

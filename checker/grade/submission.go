@@ -131,10 +131,10 @@ func (f *Finder) find(arg string) ([]*Submission, error) {
 		if archiveExt(arg) == "" {
 			return nil, fmt.Errorf("grade: %q is neither a directory nor an archive (.zip, .tar.gz, .tgz, .tar)", arg)
 		}
-		return []*Submission{f.fromArchive(arg)}, nil
+		return []*Submission{f.fromArchive(arg, false)}, nil
 	}
 	if f.isWorkspace(arg) {
-		return []*Submission{f.fromDir(arg)}, nil
+		return []*Submission{f.fromDir(arg, false)}, nil
 	}
 	entries, err := os.ReadDir(arg)
 	if err != nil {
@@ -145,10 +145,13 @@ func (f *Finder) find(arg string) ([]*Submission, error) {
 		p := filepath.Join(arg, e.Name())
 		switch {
 		case strings.HasPrefix(e.Name(), "."):
+			if e.IsDir() && e.Name() != ".git" && e.Name() != ".github" || archiveExt(e.Name()) != "" {
+				f.note(fmt.Sprintf("skipping %s: its name starts with a dot (kata takes such names for hidden files, not submissions)", p))
+			}
 		case e.IsDir():
-			subs = append(subs, f.fromDir(p))
+			subs = append(subs, f.fromDir(p, true))
 		case e.Type().IsRegular() && archiveExt(e.Name()) != "":
-			subs = append(subs, f.fromArchive(p))
+			subs = append(subs, f.fromArchive(p, true))
 		case e.Type()&fs.ModeSymlink != 0:
 			f.note(fmt.Sprintf("skipping %s: a link (kata grades only what is inside the directory it is given)", p))
 		default:
@@ -178,9 +181,11 @@ func (f *Finder) isWorkspace(dir string) bool {
 	return false
 }
 
-func (f *Finder) fromDir(dir string) *Submission {
+// fromDir reads the submission in dir; listed says dir was found in a
+// class listing (and must still be what was listed: see open.go).
+func (f *Finder) fromDir(dir string, listed bool) *Submission {
 	s := &Submission{Name: baseName(dir), Source: dir}
-	t, err := readDir(dir, f.Limits)
+	t, err := readDir(dir, listed, f.Limits)
 	if err != nil {
 		s.Problem = "the directory could not be read: " + err.Error()
 		return s
@@ -189,7 +194,9 @@ func (f *Finder) fromDir(dir string) *Submission {
 	return s
 }
 
-func (f *Finder) fromArchive(file string) (s *Submission) {
+// fromArchive reads the submission in the archive file; listed as for
+// fromDir.
+func (f *Finder) fromArchive(file string, listed bool) (s *Submission) {
 	s = &Submission{Name: baseName(file), Source: file}
 	defer func() {
 		// The archive readers are Go's own, and fuzzed; should one still
@@ -201,9 +208,9 @@ func (f *Finder) fromArchive(file string) (s *Submission) {
 	var t *tree
 	var err error
 	if archiveExt(file) == ".zip" {
-		t, err = readZip(file, f.Limits)
+		t, err = readZip(file, listed, f.Limits)
 	} else {
-		t, err = readTarFile(file, f.Limits)
+		t, err = readTarFile(file, listed, f.Limits)
 	}
 	if err != nil {
 		s.Problem = "unsafe or unreadable archive: " + err.Error()
