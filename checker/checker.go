@@ -432,25 +432,56 @@ func (c *Checker) compileErrorsIn(mod *module, lines []string, replace map[strin
 		learner[abs] = p
 	}
 	var out []string
+	private := false // the lines go on about a private test's file
 	for _, l := range lines {
 		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
 			continue
 		}
-		if indent, abs, rest, ok := messageFile(l, mod.dir); ok {
-			if shown, ok := learner[abs]; ok {
-				l = indent + shown + rest
-			} else if strings.HasPrefix(abs, mod.pkgDir+string(filepath.Separator)) {
-				base := filepath.Base(abs)
-				if strings.HasPrefix(base, "zz_") {
-					l = indent + base + " (hidden test)" + rest
-				} else {
-					l = indent + base + " (reference)" + rest
+		indent, abs, rest, ok := messageFile(l, mod.dir)
+		if !ok {
+			if private && strings.TrimLeft(l, " \t") != l {
+				continue // its details (have, want): the pack's, as much as its lines
+			}
+			private = false
+			out = append(out, l)
+			continue
+		}
+		private = false
+		if shown, ok := learner[abs]; ok {
+			l = indent + shown + rest
+		} else if strings.HasPrefix(abs, mod.pkgDir+string(filepath.Separator)) {
+			base := filepath.Base(abs)
+			switch {
+			case isPackFile(base):
+				// A student could break a private test's build on
+				// purpose (a signature changed) to read its code in the
+				// message: only the fact is told.
+				private = true
+				if !slices.Contains(out, privateNoCompile) {
+					out = append(out, privateNoCompile)
 				}
+				continue
+			case strings.HasPrefix(base, "zz_"):
+				l = indent + base + " (hidden test)" + rest
+			default:
+				l = indent + base + " (reference)" + rest
 			}
 		}
 		out = append(out, l)
 	}
 	return out
+}
+
+// privateNoCompile is what a compiler message about a private test's
+// file says.
+const privateNoCompile = "a private test of the instructor's does not compile with your files (its code stays private): check that your functions keep the signatures the task gives"
+
+// isPackFile reports whether base, a file of the graded package, is one
+// of an instructor's private test pack (kata grade --tests): the pack's
+// files are hidden files named pack_*, written as zz_<lesson>_pack_*.
+func isPackFile(base string) bool {
+	rest, ok := strings.CutPrefix(base, "zz_")
+	return ok && strings.Contains(rest, "_pack_")
 }
 
 // messageFile splits a compiler message ("runq.go:12:3: undefined: x", or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -247,5 +248,34 @@ func TestHarnessRunsPrivateTestsLast(t *testing.T) {
 	want := []string{"TestFast", "TestSlow", "TestPackQuick", "TestPackSlow"}
 	if !slices.Equal(order, want) {
 		t.Errorf("the harness runs %v, want %v", order, want)
+	}
+}
+
+// TestPrivateTestCompileErrorsStayPrivate: a student who breaks a private
+// test's build on purpose (runqlen made to return a string, a red team's)
+// reads in the compiler's message only that a private test does not
+// compile: not its file, its line, its expression, nor the have/want
+// lines after it. The course's own hidden tests keep their messages.
+func TestPrivateTestCompileErrorsStayPrivate(t *testing.T) {
+	mod := moduleAt(filepath.FromSlash("/grading"))
+	pkg := func(name string) string { return filepath.Join(mod.pkgDir, name) }
+	lines := []string{
+		"# gmpkata.grade/solutions [gmpkata.grade/solutions.test]",
+		pkg("zz_01_ringbuffer_pack_secret_test.go") + ":9:28: invalid operation: n != 1 (mismatched types string and untyped int)",
+		pkg("zz_01_ringbuffer_pack_secret_test.go") + ":12:9: cannot use runqlen(pp) (value of type string) as uint32 value in assignment",
+		"\thave string",
+		"\twant uint32",
+		pkg("zz_01_ringbuffer_ringbuffer_test.go") + ":40:3: undefined: runqgethead",
+		pkg("runq.go") + ":5:1: missing return",
+	}
+	c := &Checker{mod: mod}
+	got := c.compileErrorsIn(mod, lines, map[string]string{"runq.go": "runq.go"})
+	want := []string{
+		privateNoCompile,
+		"zz_01_ringbuffer_ringbuffer_test.go (hidden test):40:3: undefined: runqgethead",
+		"runq.go (reference):5:1: missing return",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("compile errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
