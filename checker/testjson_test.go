@@ -79,3 +79,33 @@ func TestEmptyLinesCostOutput(t *testing.T) {
 		t.Errorf("a 1000-byte line counted %d bytes, want 1000", h.outputBytes)
 	}
 }
+
+// TestLongTestNamesCostOutput: every line of a test with a 4 KB name (a
+// framing line test2json believed) makes kata decode 4 KB: such lines
+// count what kata reads, so that the limit stops the flood after 8 MiB of
+// decoding, not 8 MiB of 64-byte charges (a red team's: 400 MB decoded a
+// run, 9 times kata's CPU). The course's own test names cost nothing extra.
+func TestLongTestNamesCostOutput(t *testing.T) {
+	const limit = 8 << 20
+	name := strings.Repeat("Z", 4000)
+	s := newStream()
+	s.standalone = true
+	s.add([]byte(`{"Action":"run","Test":"` + name + `"}`))
+	decoded, lines := 0, 0
+	for s.outputBytes <= limit {
+		line := []byte(`{"Time":"2026-11-28T22:00:00.000000000Z","Action":"output","Package":"gmpkata.grade/solutions","Test":"` + name + `","Output":"\n"}`)
+		s.add(line)
+		decoded += len(line)
+		if lines++; lines > 1<<20 {
+			t.Fatalf("%d lines counted %d bytes: still under the %d-byte limit", lines, s.outputBytes, limit)
+		}
+	}
+	if decoded > 2*limit {
+		t.Errorf("the limit stopped the flood after kata decoded %d MiB of events; want at most %d MiB", decoded>>20, 2*limit>>20)
+	}
+	h := newStream()
+	h.add([]byte(`{"Time":"2026-11-28T22:00:00.000000000Z","Action":"output","Package":"gmpkata.grade/solutions","Test":"TestL01StealInterleavings/owner_drains","Output":"` + strings.Repeat("x", 99) + `\n"}`))
+	if h.outputBytes != 100 {
+		t.Errorf("a 100-byte line of a test named as the course's counted %d bytes, want 100", h.outputBytes)
+	}
+}
