@@ -264,9 +264,13 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 				mutant = string(edited["runq.go"])
 			}
 		}
-		honest := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(mutant)))
-		names := make([]string, len(l.Tests))
-		for i, tt := range l.Tests {
+		// The lesson's first four tests (full-at-255 fails the third)
+		// show what all of them would, in a quarter of the time.
+		few := *l
+		few.Tests = l.Tests[:4]
+		honest := c.Lesson(context.Background(), &few, lessonFile(t, "runq.go", []byte(mutant)))
+		names := make([]string, len(few.Tests))
+		for i, tt := range few.Tests {
 			names[i] = strconv.Quote(tt.Name)
 		}
 		// (full-at-255 fails tests without crashing the test binary: a crash
@@ -276,7 +280,7 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 		// Framed PASS lines for every test, then standard output and error
 		// pointed at /dev/null so that the real results never reach
 		// test2json; the tests then run (and the mistake fails some).
-		res := c.Lesson(context.Background(), l, runqWith(t, mutant, []string{"fmt", "os", "syscall"}, `func init() {
+		res := c.Lesson(context.Background(), &few, runqWith(t, mutant, []string{"fmt", "os", "syscall"}, `func init() {
 	for _, n := range []string{`+strings.Join(names, ", ")+`} {
 		fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
 	}
