@@ -64,6 +64,7 @@ var l01ExploreScenarios = []struct {
 		name:    "the owner puts G 257 on a full ring (half goes global) and takes a G while a thief steals",
 		gs:      257,
 		thieves: 1,
+		bound:   1, // 257 Gs: each execution costs 3 ms; the full ring's races need one preemption
 		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs[:256]) },
 		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
 			im.putTail(owner, gs[256])
