@@ -492,7 +492,7 @@ var l01mScenarios = []l01mScenario{
 // controlled scheduler (see TestL01Interleavings): the thief's judgement
 // that a ring is empty, and its reads of h and t far apart.
 func TestL01StealInterleavings(t *testing.T) {
-	seeds := uint64(100)
+	seeds := uint64(50)
 	if testing.Short() {
 		seeds = 25
 	}

@@ -437,22 +437,20 @@ func TestL01ConcurrentSteal(t *testing.T) {
 	if got, want := total.Load(), id-1; got != want {
 		t.Fatalf("%d Gs were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), want, got)
 	}
-	l01refillRace(t, false)
-	l01refillRace(t, true)
+	l01refillRace(t)
 }
 
-// l01refillRace: the owner keeps its ring full, filling the slots a steal
-// frees the moment they are free, with runqputtail a G at a time or, with
-// batch, with the ring's raw atomics all at once. A runqputtail that
-// publishes its tail before it stores the G, or a thief that reads the
-// slots it takes after its CompareAndSwap of the head (not before), hands
-// the thief a G that is not its own, now and then. It is a race of real
-// threads, so it is likely, not certain: a blind set's runqgrab that
-// copies after its CompareAndSwap failed the runqputtail round in 13
-// checks of 20, and both rounds in 17 of 20 (26 of 30 with another 10);
-// the batch round alone let a runqputtail that publishes first survive a
-// CI mutation run. No correct file has failed either.
-func l01refillRace(t *testing.T, batch bool) {
+// l01refillRace: the owner keeps its ring full with runqputtail, a G at a
+// time, the moment a steal frees a slot. A runqputtail that publishes its
+// tail before it stores the G, or a thief that reads the slots it takes
+// after its CompareAndSwap of the head (not before), hands the thief a G
+// that is not its own, now and then. It is a race of real threads, so it
+// is likely, not certain (a blind set's runqgrab that copies after its
+// CompareAndSwap failed it in 13 checks of 20); TestL01Explore finds both
+// mistakes every time, in the order of operations that shows them (the
+// ring's head and tail are scheduling points after each write too). No
+// correct file has failed either.
+func l01refillRace(t *testing.T) {
 	t.Helper()
 	const steals = 3000
 	sched := kitSched(2, Config{})
@@ -480,58 +478,13 @@ func l01refillRace(t *testing.T, batch bool) {
 			}
 		}
 	}()
-	// Without batch, the owner refills its ring with your runqputtail, a
-	// G at a time, the moment a steal makes room: a runqputtail that
-	// publishes the tail before it stores the G lets the thief take the
-	// slot's old G.
-	//
-	// With batch, it refills with the ring's raw atomics, as fast as a put
-	// can be: the Gs made beforehand, every free slot written, the last
-	// first, before one store of the tail publishes them all (a consumer
-	// reads no slot at or past the tail, so the order of the writes is the
-	// owner's business). A thief that reads its batch after the
-	// CompareAndSwap that commits it then finds the end of the batch
-	// overwritten almost every time, not only when it is slower than one
-	// put.
-	var ready []*g
-	if !batch {
-		for !done.Load() {
-			if owner.runqtail.Load()-owner.runqhead.Load() < uint32(len(owner.runq)) {
-				put()
-			}
-		}
-	} else {
-		head, tail := kitRawRing(&owner.runqhead), kitRawRing(&owner.runqtail)
-		size := uint32(len(owner.runq))
-		fresh := func() []*g {
-			gs := make([]*g, size)
-			for i := range gs {
-				gs[i] = kitG(sched, next)
-				next++
-			}
-			return gs
-		}
-		ready = fresh()
-		for !done.Load() {
-			t := tail.Load()
-			room := size - (t - head.Load())
-			if room == 0 {
-				continue
-			}
-			for i := room; i > 0; i-- {
-				owner.runq[(t+i-1)%size].Store(ready[len(ready)-int(i)])
-			}
-			tail.Store(t + room)
-			if ready = ready[:len(ready)-int(room)]; len(ready) < int(size) {
-				ready = append(fresh(), ready...)
-			}
+	for !done.Load() {
+		if owner.runqtail.Load()-owner.runqhead.Load() < uint32(len(owner.runq)) {
+			put()
 		}
 	}
 	var lost []int64
 	taken := map[int64]bool{}
-	for _, gp := range ready {
-		taken[gp.goid] = true // made, never put: not lost
-	}
 	seen.Range(func(k, _ any) bool { taken[k.(int64)] = true; return true })
 	for gp := runqgethead(owner); gp != nil; gp = runqgethead(owner) {
 		taken[gp.goid] = true
@@ -549,12 +502,8 @@ func l01refillRace(t *testing.T, batch bool) {
 		if msg != nil {
 			what = *msg + ", and " + what
 		}
-		how := "putting a G with runqputtail the moment a steal made room"
-		if batch {
-			how = "filling every slot a steal freed the moment it was freed"
-		}
-		t.Fatalf("an owner kept its ring full, %s, while a thief stole from it: %s. "+
-			"runqputtail must store the G in its slot before it publishes the new runqtail; and once the CompareAndSwap of runqhead commits a steal, the slots it took are the owner's again, and its next puts land in them: read every G you take from the victim's ring before that CompareAndSwap, never after"+kitHint(l01), how, what)
+		t.Fatalf("an owner kept its ring full, putting a G with runqputtail the moment a steal made room, while a thief stole from it: %s. "+
+			"runqputtail must store the G in its slot before it publishes the new runqtail; and once the CompareAndSwap of runqhead commits a steal, the slots it took are the owner's again, and its next puts land in them: read every G you take from the victim's ring before that CompareAndSwap, never after"+kitHint(l01), what)
 	}
 }
 
