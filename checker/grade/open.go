@@ -38,6 +38,12 @@ func openRegular(file string, listed bool) (*os.File, error) {
 		}
 		return nil, err
 	}
+	return regular(f)
+}
+
+// regular returns f if it is a regular file, or closes it and says what
+// it is.
+func regular(f *os.File) (*os.File, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -77,14 +83,5 @@ func openInRoot(root *os.Root, name string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
-	}
-	return f, nil
+	return regular(f)
 }
