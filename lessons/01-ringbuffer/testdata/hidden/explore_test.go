@@ -19,15 +19,16 @@ const l01ExploreBound = 2
 // l01Impl is one implementation of the ring: the learner's or the
 // reference's (the ref_ copies), run on the same starts.
 type l01Impl struct {
-	putTail func(pp *p, gp *g)
-	getHead func(pp *p) *g
-	steal   func(pp, p2 *p, stealRunNextG bool) *g
-	drain   func(pp *p) gQueue
+	putTail  func(pp *p, gp *g)
+	getHead  func(pp *p) *g
+	steal    func(pp, p2 *p, stealRunNextG bool) *g
+	drain    func(pp *p) gQueue
+	putBatch func(pp *p, q *gQueue)
 }
 
 var (
-	l01Mine = l01Impl{runqputtail, runqgethead, runqsteal, runqdrain}
-	l01Ref  = l01Impl{ref_runqputtail, ref_runqgethead, ref_runqsteal, ref_runqdrain}
+	l01Mine = l01Impl{runqputtail, runqgethead, runqsteal, runqdrain, runqputbatch}
+	l01Ref  = l01Impl{ref_runqputtail, ref_runqgethead, ref_runqsteal, ref_runqdrain, ref_runqputbatch}
 )
 
 // l01ExploreScenarios are an owner and thieves on a P0 that setup fills;
@@ -68,6 +69,25 @@ var l01ExploreScenarios = []struct {
 		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs[:256]) },
 		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
 			im.putTail(owner, gs[256])
+			took(im.getHead(owner), "the owner's runqgethead")
+		},
+	},
+	{
+		// One store of the tail publishes the whole batch: a thief sees
+		// none of it or all of it, never a part.
+		name:    "the owner puts a batch of three (G 1, G 2, G 3) on its empty ring with runqputbatch and takes a G while a thief steals",
+		gs:      3,
+		thieves: 1,
+		setup:   func(owner *p, gs []*g) {},
+		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
+			var q gQueue
+			for _, gp := range gs {
+				q.pushBack(gp)
+			}
+			im.putBatch(owner, &q)
+			for gp := q.pop(); gp != nil; gp = q.pop() {
+				took(gp, "the owner's batch, left over")
+			}
 			took(im.getHead(owner), "the owner's runqgethead")
 		},
 	},
