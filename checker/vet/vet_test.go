@@ -115,6 +115,44 @@ func ref(t testing.TB, name string) string {
 	return string(readFS(t, gmpkata.Sources, "solutions/"+name))
 }
 
+// structFields is the fields of the reference's struct type typ, declared
+// in file.
+func structFields(t testing.TB, file, typ string) []*ast.Field {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, ref(t, file), parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok {
+			for _, spec := range gd.Specs {
+				if ts, ok := spec.(*ast.TypeSpec); ok && ts.Name.Name == typ {
+					return ts.Type.(*ast.StructType).Fields.List
+				}
+			}
+		}
+	}
+	t.Fatalf("no type %s in solutions/%s", typ, file)
+	return nil
+}
+
+// mirroredStruct is an unnamed struct type with the fields of the
+// reference's struct type typ, names and types: a value of typ assigns to
+// it (a red team's way to reach fields no lesson lists).
+func mirroredStruct(t testing.TB, file, typ string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("struct {\n")
+	for _, field := range structFields(t, file, typ) {
+		var names []string
+		for _, n := range field.Names {
+			names = append(names, n.Name)
+		}
+		b.WriteString("\t\t" + strings.Join(names, ", ") + " " + types.ExprString(field.Type) + "\n")
+	}
+	return b.String() + "\t}"
+}
+
 // genericView is a generic function fn whose parameter is a struct type
 // with the field names of the reference's struct type typ (declared in
 // file), each of a type parameter of its own, and which returns it: a call
@@ -122,34 +160,16 @@ func ref(t testing.TB, name string) string {
 // and write fields no lesson lists, without naming any).
 func genericView(t testing.TB, file, typ, fn string) string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), file, ref(t, file), parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range f.Decls {
-		gd, ok := d.(*ast.GenDecl)
-		if !ok {
-			continue
-		}
-		for _, spec := range gd.Specs {
-			ts, ok := spec.(*ast.TypeSpec)
-			if !ok || ts.Name.Name != typ {
-				continue
-			}
-			var params, fields []string
-			for _, field := range ts.Type.(*ast.StructType).Fields.List {
-				for _, name := range field.Names {
-					tp := fmt.Sprintf("T%d", len(params))
-					params = append(params, tp)
-					fields = append(fields, name.Name+" "+tp)
-				}
-			}
-			st := "struct {\n\t" + strings.Join(fields, "\n\t") + "\n}"
-			return fmt.Sprintf("func %s[%s any](v %s) %s {\n\treturn v\n}\n", fn, strings.Join(params, ", "), st, st)
+	var params, fields []string
+	for _, field := range structFields(t, file, typ) {
+		for _, name := range field.Names {
+			tp := fmt.Sprintf("T%d", len(params))
+			params = append(params, tp)
+			fields = append(fields, name.Name+" "+tp)
 		}
 	}
-	t.Fatalf("no type %s in solutions/%s", typ, file)
-	return ""
+	st := "struct {\n\t" + strings.Join(fields, "\n\t") + "\n}"
+	return fmt.Sprintf("func %s[%s any](v %s) %s {\n\treturn v\n}\n", fn, strings.Join(params, ", "), st, st)
 }
 
 // edit replaces old, which must occur in src exactly once, with new.
@@ -344,20 +364,9 @@ func gopark(`)
 		// passed to a generic function whose parameter is a struct of g's
 		// field names with a type parameter each (inference, no name of
 		// g's fields at all).
-		{name: "a reference struct assigned to a struct type of its fields", file: "runq.go", src: at(putTail, `	var v struct {
-		procs              int32
-		seed               uint64
-		randomizeScheduler bool
-		haveSysmon         bool
-		debug              bool
-		nanotime           func() int64
-		usleep             func(usec int64)
-		forcePreemptNS     int64
-		sysmonMinDelayUS   int64
-		sysmonMaxDelayUS   int64
-		sysmonIdleRounds   int
-	} = pp.sched.cfg
-	_ = v.seed`)(runq), want: []string{"24:8:api:declares a struct type with the fields of the reference's config, which has config.procs, not in lesson 01-ringbuffer's API"}},
+		{name: "a reference struct assigned to a struct type of its fields", file: "runq.go", src: func(t testing.TB) string {
+			return at(putTail, "\tvar v "+mirroredStruct(t, "api.go", "config")+" = pp.sched.cfg\n\t_ = v.seed")(runq)(t)
+		}, want: []string{"24:8:api:declares a struct type with the fields of the reference's config, which has config.procs, not in lesson 01-ringbuffer's API"}},
 		{name: "a G inferred into a struct type of g's fields", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, at(putTail, "\t_ = viewG(*gp)")(runq)(t), "\nfunc runqputtail(", "\n"+genericView(t, "runtime2.go", "g", "viewG")+"\nfunc runqputtail(")
 		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g"}},
