@@ -27,8 +27,10 @@ func openRegular(file string, listed bool) (*os.File, error) {
 	flags := os.O_RDONLY | openNonblock
 	if listed {
 		flags |= openNofollow
-		if fi, err := os.Lstat(file); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, errChanged // where openNofollow is 0 (Windows)
+		if openNofollow == 0 { // Windows: no flag refuses a link, so look first
+			if fi, err := os.Lstat(file); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return nil, errChanged
+			}
 		}
 	}
 	f, err := os.OpenFile(file, flags, 0)
