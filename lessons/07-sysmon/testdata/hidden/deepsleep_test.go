@@ -537,6 +537,15 @@ func TestL07SysmonTimeoutReadsClock(t *testing.T) {
 		t.Fatalf("with every P idle and a G asleep on a timer due in 5ms (fake clock), sysmon emitted no EvSysmonSleep within 10s: "+
 			"just before its deep sleep (sysmonwait set, sched.lock released), it emits sched.traceEvent(EvSysmonSleep, 0, -1, mp.id, sleep)%s", kitHint(l07))
 	}
+	// Sysmon may have seen the P running the G, before the G went to sleep,
+	// and noted that time slice (schedtick, schedwhen). The timer readies
+	// the G into runnext, and a G run from runnext inherits the slice: the
+	// same schedtick, so sysmon would judge it by the time it noted then,
+	// 1s stale, and preempt at once, rightly. Move the idle P's schedtick
+	// on, so that the slice sysmon finds after the sleep is a new one.
+	for _, pp := range rt.sched.allp {
+		pp.schedtick.Add(1)
+	}
 	asleep.Store(int64(c.count()))
 	c.now.Add(int64(time.Second)) // time passes while sysmon sleeps: the timer fires
 	select {
