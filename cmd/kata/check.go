@@ -45,152 +45,213 @@ type checkReport struct {
 }
 
 func runCheck(c *cli.Context) error {
-	var asJSON, classroom bool
-	switch f := c.String("format"); f {
-	case "text":
-	case "json":
-		asJSON = true
-	case "classroom":
-		classroom = true
-	default:
-		return usageError(fmt.Sprintf("check: --format %q: want text, json or classroom", f))
-	}
-	// The person's report: on stdout, or on stderr when stdout carries
-	// Classroom's result.
-	human := c.App.Writer
-	if classroom {
-		human = c.App.ErrWriter
-	}
-	ws, err := findWorkspace(c)
+	r, err := newCheckRun(c)
 	if err != nil {
 		return err
 	}
-	todo, err := lookupLessons(c.Args().Slice())
+	todo, err := lessonsToCheck(c, r.ws)
 	if err != nil {
 		return err
 	}
-	if c.Bool("all") {
-		if len(todo) > 0 {
-			return usageError("check: --all checks every lesson; name no lessons with it")
-		}
-		todo = lessons.Default.All()
-	}
-	if len(todo) == 0 {
-		next := nextLesson(ws)
-		if next == nil {
-			return usageError("check: every lesson passes; name one to check again, or use --all")
-		}
-		todo = []*lessons.Lesson{next}
-	}
-	opts := checker.CheckOptions{Count: c.Int("count"), Seed: c.Uint64("seed")}
-	if opts.Count < 1 {
-		return usageError(fmt.Sprintf("check: --count %d: want 1 or more", opts.Count))
-	}
-	if pattern := c.String("run"); pattern != "" {
-		if opts.Run, err = regexp.Compile(pattern); err != nil {
-			return usageError(fmt.Sprintf("check: --run %q is not a regular expression: %v", pattern, err))
-		}
-		if c.Bool("all") {
-			return usageError("check: --run focuses on some tests of a lesson; name the lesson instead of --all")
-		}
-	}
-	focused := opts.Run != nil || opts.Seed != 0
 	began := time.Now()
-	ck, err := checker.New(learnerOptions(c))
-	if err != nil {
+	if r.ck, err = checker.New(learnerOptions(c)); err != nil {
 		return couldNot(err)
 	}
-	verbose := c.Bool("verbose") && !asJSON
-	if verbose {
-		fmt.Fprintf(human, "kata: started in %.2fs (the reference's sources read and hashed)\n", time.Since(began).Seconds())
+	if r.verbose {
+		fmt.Fprintf(r.human, "kata: started in %.2fs (the reference's sources read and hashed)\n", time.Since(began).Seconds())
 	}
-
-	if strangers := ws.Strangers(); len(strangers) > 0 {
-		// Why the helper is not graded: a lesson's grade is about its own
-		// file, run inside the reference; a helper file would be compiled
-		// into every lesson's runs, and name clashes with the reference
-		// would fail lessons it has nothing to do with.
-		verb, what := "are", "they declare"
-		if len(strangers) == 1 {
-			verb, what = "is", "it declares"
-		}
-		fmt.Fprintf(c.App.ErrWriter, "kata: %s %s not graded: each lesson grades only its own file (%s); move what %s into that file\n",
-			strings.Join(strangers, ", "), verb, lessonFileList(todo), what)
-	}
+	r.warnStrangers(todo)
 	var report checkReport
 	passed := 0
 	for _, l := range todo {
-		if c.Bool("all") && notStarted(ws, l) {
-			// One line, not a page of "not implemented" panics: its tests
-			// would all fail, and that is no news.
-			res := notStartedResult(l)
-			report.Lessons = append(report.Lessons, res)
-			if !asJSON {
-				st := styleFor(human)
-				fmt.Fprintf(human, "%s %s  %s  0/%d  not started: %s is the skeleton's (kata task %s)\n\n", st.dim("TODO"), st.bold(l.ID), l.Title, res.MaxScore, strings.Join(l.Files, ", "), l.ID[:2])
-			}
-			continue
-		}
-		o := opts
-		live := liveProgress(human, l, asJSON)
-		o.Progress = live.show
-		res := ck.LessonWith(c.Context, l, ws.LessonFiles(l), o)
-		if res.Status == checker.StatusFail && len(todo) == 1 && !c.Bool("no-blame") {
-			live.say("which function is at fault? your failing tests again, with one of your functions at a time replaced by the reference's ...")
-			start := time.Now()
-			res.Blame, _ = ck.Blame(c.Context, l, ws.LessonFiles(l), res) // no answer: nothing to say
-			res.Phases = append(res.Phases, checker.Phase{Name: "blame", Seconds: time.Since(start).Seconds()})
-		}
-		live.clear()
-		if !focused {
-			record(ws, l, res, false)
-		}
+		res := r.lesson(l, len(todo) == 1)
 		if res.Status == checker.StatusPass {
 			passed++
 		}
 		report.Lessons = append(report.Lessons, res)
-		if !asJSON {
-			printLessonResult(human, res, ws, l)
-		}
-		if verbose {
-			printPhases(human, res)
+	}
+	if r.all {
+		if res := r.capstone(todo, passed); res != nil {
+			report.Lessons = append(report.Lessons, res)
 		}
 	}
-	if c.Bool("all") && passed < len(todo) {
-		// The capstone runs every lesson's tests on all the files at once:
-		// with a lesson failing it cannot pass, and would say nothing new.
-		if !asJSON {
-			fmt.Fprintf(human, "%s %s  all lessons together: runs once every lesson passes (%d of %d pass)\n", styleFor(human).dim("WAIT"), styleFor(human).bold(checker.CapstoneID), passed, len(todo))
-		}
-	} else if c.Bool("all") {
-		files := map[string]string{}
-		for _, l := range todo {
-			for f, p := range ws.LessonFiles(l) {
-				files[f] = p
-			}
-		}
-		res := ck.Capstone(c.Context, files)
-		report.Lessons = append(report.Lessons, res)
-		if !asJSON {
-			printLessonResult(human, res, ws, nil)
-		}
-	}
-	if err := ws.Save(); err != nil {
+	if err := r.ws.Save(); err != nil {
 		return couldNot(err)
 	}
-	if classroom {
-		if err := writeClassroom(c.App.Writer, report.Lessons); err != nil {
-			return couldNot(err)
-		}
-	}
-	if asJSON {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			return couldNot(err)
-		}
+	if err := r.writeResults(report); err != nil {
+		return couldNot(err)
 	}
 	return checkExit(report.Lessons)
+}
+
+// checkRun is one kata check: what its flags asked for, and where it
+// writes.
+type checkRun struct {
+	c    *cli.Context
+	ws   *workspace.Workspace
+	ck   *checker.Checker
+	opts checker.CheckOptions
+	// human is where the person's report goes: stdout, or stderr when
+	// stdout carries Classroom's result.
+	human     io.Writer
+	asJSON    bool // --format json: the report as JSON on stdout, no text
+	classroom bool // --format classroom
+	all       bool // --all: every lesson, then the capstone
+	verbose   bool // -v: where the time went
+	focused   bool // --run or --seed: some tests only, not recorded as progress
+}
+
+// newCheckRun reads check's flags and finds the workspace; a flag that
+// makes no sense is a usage error that says why.
+func newCheckRun(c *cli.Context) (*checkRun, error) {
+	r := &checkRun{c: c, human: c.App.Writer, all: c.Bool("all")}
+	switch f := c.String("format"); f {
+	case "text":
+	case "json":
+		r.asJSON = true
+	case "classroom":
+		r.classroom = true
+		r.human = c.App.ErrWriter
+	default:
+		return nil, usageError(fmt.Sprintf("check: --format %q: want text, json or classroom", f))
+	}
+	r.verbose = c.Bool("verbose") && !r.asJSON
+	r.opts = checker.CheckOptions{Count: c.Int("count"), Seed: c.Uint64("seed")}
+	if r.opts.Count < 1 {
+		return nil, usageError(fmt.Sprintf("check: --count %d: want 1 or more", r.opts.Count))
+	}
+	if pattern := c.String("run"); pattern != "" {
+		var err error
+		if r.opts.Run, err = regexp.Compile(pattern); err != nil {
+			return nil, usageError(fmt.Sprintf("check: --run %q is not a regular expression: %v", pattern, err))
+		}
+		if r.all {
+			return nil, usageError("check: --run focuses on some tests of a lesson; name the lesson instead of --all")
+		}
+	}
+	r.focused = r.opts.Run != nil || r.opts.Seed != 0
+	var err error
+	if r.ws, err = findWorkspace(c); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// lessonsToCheck is the lessons named, or every lesson with --all, or else
+// the learner's next one.
+func lessonsToCheck(c *cli.Context, ws *workspace.Workspace) ([]*lessons.Lesson, error) {
+	todo, err := lookupLessons(c.Args().Slice())
+	if err != nil {
+		return nil, err
+	}
+	if c.Bool("all") {
+		if len(todo) > 0 {
+			return nil, usageError("check: --all checks every lesson; name no lessons with it")
+		}
+		return lessons.Default.All(), nil
+	}
+	if len(todo) == 0 {
+		next := nextLesson(ws)
+		if next == nil {
+			return nil, usageError("check: every lesson passes; name one to check again, or use --all")
+		}
+		todo = []*lessons.Lesson{next}
+	}
+	return todo, nil
+}
+
+// warnStrangers says which of the workspace's files no lesson grades.
+//
+// Why a helper is not graded: a lesson's grade is about its own file, run
+// inside the reference; a helper file would be compiled into every
+// lesson's runs, and name clashes with the reference would fail lessons it
+// has nothing to do with.
+func (r *checkRun) warnStrangers(todo []*lessons.Lesson) {
+	strangers := r.ws.Strangers()
+	if len(strangers) == 0 {
+		return
+	}
+	verb, what := "are", "they declare"
+	if len(strangers) == 1 {
+		verb, what = "is", "it declares"
+	}
+	fmt.Fprintf(r.c.App.ErrWriter, "kata: %s %s not graded: each lesson grades only its own file (%s); move what %s into that file\n",
+		strings.Join(strangers, ", "), verb, lessonFileList(todo), what)
+}
+
+// lesson checks one lesson, looks for the function at fault if it failed
+// and is the only lesson checked (alone asks for it), records the result
+// as progress unless the check was focused, and prints it.
+func (r *checkRun) lesson(l *lessons.Lesson, alone bool) *checker.LessonResult {
+	if r.all && notStarted(r.ws, l) {
+		// One line, not a page of "not implemented" panics: its tests
+		// would all fail, and that is no news.
+		res := notStartedResult(l)
+		if !r.asJSON {
+			st := styleFor(r.human)
+			fmt.Fprintf(r.human, "%s %s  %s  0/%d  not started: %s is the skeleton's (kata task %s)\n\n", st.dim("TODO"), st.bold(l.ID), l.Title, res.MaxScore, strings.Join(l.Files, ", "), l.ID[:2])
+		}
+		return res
+	}
+	o := r.opts
+	live := liveProgress(r.human, l, r.asJSON)
+	o.Progress = live.show
+	res := r.ck.LessonWith(r.c.Context, l, r.ws.LessonFiles(l), o)
+	if res.Status == checker.StatusFail && alone && !r.c.Bool("no-blame") {
+		live.say("which function is at fault? your failing tests again, with one of your functions at a time replaced by the reference's ...")
+		start := time.Now()
+		res.Blame, _ = r.ck.Blame(r.c.Context, l, r.ws.LessonFiles(l), res) // no answer: nothing to say
+		res.Phases = append(res.Phases, checker.Phase{Name: "blame", Seconds: time.Since(start).Seconds()})
+	}
+	live.clear()
+	if !r.focused {
+		record(r.ws, l, res, false)
+	}
+	if !r.asJSON {
+		printLessonResult(r.human, res, r.ws, l)
+	}
+	if r.verbose {
+		printPhases(r.human, res)
+	}
+	return res
+}
+
+// capstone runs every lesson's tests on all the learner's files at once,
+// once every lesson passes; until then it says so and returns nil: with a
+// lesson failing it cannot pass, and would say nothing new.
+func (r *checkRun) capstone(todo []*lessons.Lesson, passed int) *checker.LessonResult {
+	if passed < len(todo) {
+		if !r.asJSON {
+			st := styleFor(r.human)
+			fmt.Fprintf(r.human, "%s %s  all lessons together: runs once every lesson passes (%d of %d pass)\n", st.dim("WAIT"), st.bold(checker.CapstoneID), passed, len(todo))
+		}
+		return nil
+	}
+	files := map[string]string{}
+	for _, l := range todo {
+		for f, p := range r.ws.LessonFiles(l) {
+			files[f] = p
+		}
+	}
+	res := r.ck.Capstone(r.c.Context, files)
+	if !r.asJSON {
+		printLessonResult(r.human, res, r.ws, nil)
+	}
+	return res
+}
+
+// writeResults writes what goes on stdout besides the text: Classroom's
+// result, or the JSON report.
+func (r *checkRun) writeResults(report checkReport) error {
+	if r.classroom {
+		return writeClassroom(r.c.App.Writer, report.Lessons)
+	}
+	if r.asJSON {
+		enc := json.NewEncoder(r.c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}
+	return nil
 }
 
 // live is the one line, on a terminal, that says where a check is while
