@@ -29,7 +29,24 @@ type l01Impl struct {
 var (
 	l01Mine = l01Impl{runqputtail, runqgethead, runqsteal, runqdrain, runqputbatch}
 	l01Ref  = l01Impl{ref_runqputtail, ref_runqgethead, ref_runqsteal, ref_runqdrain, ref_runqputbatch}
+	// l01RefDrainByHead is the reference with a drain that takes its ring
+	// one G at a time: as right as the reference's one CAS (every G out
+	// once, in order), though a thief may take Gs from between two of its
+	// takes; task 01 does not ask for the drain to take the ring at once.
+	l01RefDrainByHead = l01Impl{ref_runqputtail, ref_runqgethead, ref_runqsteal, l01DrainByHead, ref_runqputbatch}
 )
+
+// l01DrainByHead is runqdrain written as runnext's G, then runqgethead
+// until the ring is empty.
+func l01DrainByHead(pp *p) (q gQueue) {
+	if next := pp.runnext.Load(); next != nil && pp.runnext.CompareAndSwap(next, nil) {
+		q.pushBack(next)
+	}
+	for gp := ref_runqgethead(pp); gp != nil; gp = ref_runqgethead(pp) {
+		q.pushBack(gp)
+	}
+	return q
+}
 
 // l01ExploreScenarios are an owner and thieves on a P0 that setup fills;
 // each thief makes one runqsteal (runnext too if next is set), and what it
@@ -40,6 +57,7 @@ var l01ExploreScenarios = []struct {
 	thieves int
 	bound   int // the preemption bound, if not l01ExploreBound
 	next    bool
+	drains  bool // the owner drains: a drain by runqgethead is right too
 	setup   func(owner *p, gs []*g)
 	owner   func(im l01Impl, owner *p, gs []*g, took func(*g, string))
 }{
@@ -59,6 +77,7 @@ var l01ExploreScenarios = []struct {
 		gs:      4,
 		thieves: 1,
 		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs) },
+		drains:  true,
 		owner:   l01ExploreDrain,
 	},
 	{
@@ -100,7 +119,8 @@ var l01ExploreScenarios = []struct {
 			runqputtail(owner, gs[1])
 			kitRawG(&owner.runnext).Store(gs[0])
 		},
-		owner: l01ExploreDrain,
+		drains: true,
+		owner:  l01ExploreDrain,
 	},
 	{
 		name:    "the owner takes one G of three while two thieves steal",
@@ -152,7 +172,11 @@ func TestL01Explore(t *testing.T) {
 		if sc.bound != 0 {
 			bound = sc.bound
 		}
-		if fail := kitExploreOracle(bound, bound, start(l01Mine), start(l01Ref)); fail != "" {
+		var alsoRight []func() kitStart
+		if sc.drains {
+			alsoRight = append(alsoRight, start(l01RefDrainByHead))
+		}
+		if fail := kitExploreOracle(bound, bound, start(l01Mine), start(l01Ref), alsoRight...); fail != "" {
 			return fmt.Sprintf("%s: %s%s", sc.name, fail, kitHint(l01))
 		}
 		return ""
