@@ -8,7 +8,7 @@ import "os/exec"
 // set another process's limits; there the build is bounded by kata's own
 // watch (watchBuild) while kata runs, and its files by the disk, which
 // Appendix D says.
-const buildFileSize = 512 << 20
+const buildFileSize = 128 << 20
 
 // limitBuild does nothing here.
 func limitBuild(pid int, memory int64) error { return nil }

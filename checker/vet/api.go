@@ -261,6 +261,7 @@ func (c *fileCheck) api(n *apiNamer) {
 	}
 	c.structConversions(n, allowed, where)
 	c.mirroredStructs(n, allowed, where)
+	c.typeArguments(n, allowed, where)
 	methods := n.methodNames(c.inFile)
 	for id, obj := range c.info.Defs {
 		fn, ok := obj.(*types.Func)
@@ -467,4 +468,82 @@ func (v *Vetter) APINames() map[string]bool {
 		}
 	}
 	return out
+}
+
+// typeArguments refuses a generic function or type of the file's (or any)
+// instantiated with a type of the reference's outside the API, spelled or
+// inferred: a value of that type then passes through the type parameter,
+// and the generic code reads, copies or zeroes it whole without naming it
+// (a red team zeroed schedt.cfg, of type config, with a
+// zeroSwap(&pp.sched.cfg), and the debug checks that sched.lock is held
+// went with it). A type argument is looked into: pointers, slices, arrays,
+// maps, channels, functions, and the fields of an unnamed struct.
+func (c *fileCheck) typeArguments(n *apiNamer, allowed func(string) bool, where string) {
+	for _, id := range c.instances() {
+		for t := range c.info.Instances[id].TypeArgs.Types() {
+			if name := n.outside(t, c.inFile, allowed); name != "" {
+				c.report(id.Pos(), RuleAPI, "instantiates %s with %s, which reaches %s, not in %s: a generic function would handle it whole; use the names the lesson lists",
+					id.Name, t, displayAPI(name), where)
+				break
+			}
+		}
+	}
+}
+
+// outside is the API name of a part of t that the lesson may not use (a
+// named type of the reference's, or a field of an unnamed struct of its),
+// or "" if t is made only of what the lesson may use.
+func (n *apiNamer) outside(t types.Type, inFile func(token.Pos) bool, allowed func(string) bool) string {
+	seen := map[types.Type]bool{}
+	var look func(t types.Type, depth int) string
+	look = func(t types.Type, depth int) string {
+		if t == nil || seen[t] || depth > 16 {
+			return ""
+		}
+		seen[t] = true
+		switch t := types.Unalias(t).(type) {
+		case *types.Named:
+			if name := n.name(t.Obj(), inFile); name != "" && !allowed(name) {
+				return name
+			}
+			for arg := range t.TypeArgs().Types() {
+				if name := look(arg, depth+1); name != "" {
+					return name
+				}
+			}
+			return "" // a named type the lesson may use: its fields are the API's to check where used
+		case *types.Pointer:
+			return look(t.Elem(), depth+1)
+		case *types.Slice:
+			return look(t.Elem(), depth+1)
+		case *types.Array:
+			return look(t.Elem(), depth+1)
+		case *types.Chan:
+			return look(t.Elem(), depth+1)
+		case *types.Map:
+			if name := look(t.Key(), depth+1); name != "" {
+				return name
+			}
+			return look(t.Elem(), depth+1)
+		case *types.Signature:
+			for _, tuple := range []*types.Tuple{t.Params(), t.Results()} {
+				for v := range tuple.Variables() {
+					if name := look(v.Type(), depth+1); name != "" {
+						return name
+					}
+				}
+			}
+		case *types.Struct:
+			for f := range t.Fields() {
+				if name := n.name(f, inFile); name != "" && !allowed(name) {
+					return name
+				}
+				if name := look(f.Type(), depth+1); name != "" {
+					return name
+				}
+			}
+		}
+		return ""
+	}
+	return look(t, 0)
 }

@@ -65,7 +65,10 @@
 //     with no conversion in sight (a value of the reference's assigns to
 //     it where one of the two is unnamed, and passes to a generic function
 //     whose parameter it is, every field type inferred: a red team read a
-//     G's sudog that way); and an interface method of the file's named as a
+//     G's sudog that way); a generic function or type instantiated with a
+//     type of the reference's outside the API, written or inferred (it
+//     would copy or zero a value of that type whole: a red team zeroed
+//     schedt.cfg, of type config); and an interface method of the file's named as a
 //     method of the reference's outside the API (a type assertion would
 //     call it). So a lesson file cannot touch the tests' controls
 //     (interleaveHook: the red team stored nil in it, and the interleaving
@@ -86,9 +89,11 @@
 //     controlled scheduler, and every Lock of the lock tells it who waits,
 //     and an operation on the converted value would be one the scheduler
 //     cannot see, so a race there would not be found.
-//  12. Spells an array type or a composite literal of more than 1 MiB
-//     (RuleLarge): the compiler writes a literal out whole, into the
-//     grader's build cache, which no run's limit bounds.
+//  12. Spells more than 1 MiB of data in all (RuleLarge): composite
+//     literals (slices' by their highest index), constant strings where
+//     they are spelled or used, and any value, type argument or array
+//     type over 1 MiB by itself. The compiler writes a literal out whole,
+//     into the grader's build cache, which no run's limit bounds.
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //

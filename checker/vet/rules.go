@@ -1,10 +1,13 @@
 package vet
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -390,37 +393,176 @@ func (c *fileCheck) courseAtomic(t types.Type) (string, bool) {
 	return named.Obj().Name(), c.v.atomics[named.Obj().Name()]
 }
 
-// maxValueSize bounds the arrays and composite literals a lesson file may
-// spell, in bytes: 1 MiB, 500 times the reference's largest (a P's ring of
-// 256 pointers, 2 KiB).
+// maxValueSize bounds the data a lesson file may spell, in bytes, all of
+// it together: 1 MiB, 500 times the reference's largest value (a P's ring
+// of 256 pointers, 2 KiB).
 const maxValueSize = 1 << 20
 
-// largeValues: rule 12, no array type and no composite literal of more
-// than maxValueSize bytes. A literal with one element that is not zero is
-// written out whole by the compiler: a red team's var of type
-// [200 << 20]byte{200<<20 - 1: 1}, one line of source, put 214 MB in the
-// grader's Go build cache, where no run's limit reaches and where it
-// stayed.
+// largeValues: rule 12, a lesson file spells at most maxValueSize bytes of
+// data in all, and no type larger than that. The compiler writes a literal
+// out whole, into the grader's build cache, where no run's limit reaches
+// and where it stays: a red team's one line of [200 << 20]byte{200<<20 -
+// 1: 1} put 214 MB there. Counted, over the whole file: every composite
+// literal (an array's or a struct's by its type's size, where no enclosing
+// literal counts it already; a slice's or a map's by its elements), and
+// every constant string, where it is spelled or used (a fourth red team
+// put 17 MiB in the cache with a constant doubled twenty times, 16 MiB
+// with sixteen literals of 1 MiB each, and 25 MiB with []byte{20 << 20:
+// 1}). And every expression's type, instantiations of generic functions
+// included, is sized: an array of 1<<20 elements of an inferred type
+// parameter was 16 MiB that the file never spelled.
 func (c *fileCheck) largeValues() {
-	ast.Inspect(c.f, func(n ast.Node) bool {
-		switch n.(type) {
-		case *ast.ArrayType, *ast.CompositeLit:
-		default:
-			return true
+	var total int64
+	over := false
+	add := func(pos token.Pos, n int64, what string) {
+		if over {
+			return
 		}
-		t := c.info.TypeOf(n.(ast.Expr))
-		if t == nil {
-			return true
+		if total += n; n < 0 || total > maxValueSize {
+			over = true
+			c.report(pos, RuleLarge, "%s brings the data this file spells past %d MiB: a lesson file needs nothing that large", what, maxValueSize>>20)
 		}
-		if _, isSlice := t.Underlying().(*types.Slice); isSlice {
-			return true
-		}
-		if c.tooLarge(t) {
-			c.report(n.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large", t, maxValueSize>>20)
+	}
+	arrays := func(n ast.Node) bool {
+		if over {
 			return false
 		}
+		if t, ok := n.(*ast.ArrayType); ok {
+			if at := c.info.TypeOf(t); at != nil && c.tooLarge(at) {
+				c.report(t.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large", at, maxValueSize>>20)
+				over = true
+				return false
+			}
+		}
 		return true
-	})
+	}
+	var visit func(n ast.Node, inLiteral bool) bool
+	var walk func(n ast.Node) bool
+	visit = func(n ast.Node, inLiteral bool) bool {
+		if !arrays(n) {
+			return false
+		}
+		e, ok := n.(ast.Expr)
+		if !ok {
+			return true
+		}
+		tv, ok := c.info.Types[e]
+		if !ok {
+			return true
+		}
+		if tv.Value != nil && tv.Value.Kind() == constant.String {
+			add(e.Pos(), int64(len(constant.StringVal(tv.Value))), "a constant string of "+byteCount(len(constant.StringVal(tv.Value))))
+			return false
+		}
+		if tv.Type != nil && !tv.IsType() && c.tooLarge(tv.Type) {
+			c.report(e.Pos(), RuleLarge, "a value of type %s takes more than %d MiB: a lesson file needs nothing that large", tv.Type, maxValueSize>>20)
+			over = true
+			return false
+		}
+		lit, ok := e.(*ast.CompositeLit)
+		if !ok || tv.Type == nil {
+			return true
+		}
+		if lit.Type != nil {
+			ast.Inspect(lit.Type, arrays)
+		}
+		switch u := tv.Type.Underlying().(type) {
+		case *types.Slice:
+			add(lit.Pos(), c.elemsSize(lit, u.Elem()), "a slice literal of "+tv.Type.String())
+		case *types.Map:
+			add(lit.Pos(), int64(len(lit.Elts))*c.sizeOf(u.Key())+int64(len(lit.Elts))*c.sizeOf(u.Elem()), "a map literal of "+tv.Type.String())
+		default:
+			if !inLiteral {
+				add(lit.Pos(), c.sizeOf(tv.Type), "a literal of "+tv.Type.String())
+			}
+		}
+		// An element that is an array or struct literal is counted in
+		// this one's size, or its elements' (inLiteral); one that is a
+		// slice or map literal has data of its own, counted as such.
+		// Anything else in an element (a function literal's body, the
+		// &T{...} of a pointer) is counted as if outside any literal.
+		for _, elt := range lit.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				ast.Inspect(kv.Key, walk)
+				elt = kv.Value
+			}
+			if inner, ok := ast.Unparen(elt).(*ast.CompositeLit); ok {
+				if visit(inner, true) {
+					ast.Inspect(inner, walk)
+				}
+			} else {
+				ast.Inspect(elt, walk)
+			}
+		}
+		return false
+	}
+	walk = func(n ast.Node) bool { return visit(n, false) }
+	ast.Inspect(c.f, walk)
+	for _, id := range c.instances() {
+		for t := range c.info.Instances[id].TypeArgs.Types() {
+			if !over && c.tooLarge(t) {
+				c.report(id.Pos(), RuleLarge, "%s is instantiated with %s, which takes more than %d MiB: a lesson file needs nothing that large", id.Name, t, maxValueSize>>20)
+				over = true
+			}
+		}
+	}
+}
+
+// instances is the identifiers of the file that instantiate a generic
+// function or type, in the order they are spelled.
+func (c *fileCheck) instances() []*ast.Ident {
+	var ids []*ast.Ident
+	for id := range c.info.Instances {
+		if c.inFile(id.Pos()) {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b *ast.Ident) int { return cmp.Compare(a.Pos(), b.Pos()) })
+	return ids
+}
+
+// elemsSize is the size of a slice literal's elements: as many as its
+// highest index, keyed or not, plus one.
+func (c *fileCheck) elemsSize(lit *ast.CompositeLit, elem types.Type) int64 {
+	var n, next int64
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if tv, ok := c.info.Types[kv.Key]; ok && tv.Value != nil {
+				if i, exact := constant.Int64Val(constant.ToInt(tv.Value)); exact {
+					next = i
+				} else {
+					return -1
+				}
+			}
+		}
+		next++
+		n = max(n, next)
+	}
+	if size := c.sizeOf(elem); size > 0 && n > maxValueSize/size+1 {
+		return -1 // past any budget, without overflowing
+	} else {
+		return n * size
+	}
+}
+
+// sizeOf is t's size, or 1 where go/types cannot size it (a type
+// parameter's: tooLarge looks at the instantiations).
+func (c *fileCheck) sizeOf(t types.Type) int64 {
+	if !sizable(t) {
+		return 1
+	}
+	return max(c.v.sizes.Sizeof(t), 1)
+}
+
+// byteCount says n bytes in KiB or MiB once that is shorter.
+func byteCount(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // tooLarge reports whether a value of type t takes more than maxValueSize
@@ -438,13 +580,19 @@ func (c *fileCheck) tooLarge(t types.Type) bool {
 	return size < 0 || size > maxValueSize
 }
 
-// sizable reports whether go/types can size t: no type parameter in what
-// its size depends on (array elements and struct fields).
+// sizable reports whether go/types can size t: one value's type, typed
+// and valid, with no type parameter in what its size depends on (array
+// elements and struct fields).
 func sizable(t types.Type) bool {
-	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+	switch u := types.Unalias(t).(type) {
+	case *types.TypeParam, *types.Tuple:
 		return false
+	case *types.Basic:
+		return u.Kind() != types.Invalid && u.Info()&types.IsUntyped == 0
 	}
 	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Kind() != types.Invalid
 	case *types.Array:
 		return sizable(u.Elem())
 	case *types.Struct:

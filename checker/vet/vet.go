@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 5
+const Version = 6
 
 // The rules, as Problem.Rule names them.
 const (
@@ -522,6 +522,7 @@ func (v *Vetter) check(learner map[string]*ast.File) (*types.Package, *types.Inf
 		Defs:       map[*ast.Ident]types.Object{},
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances:  map[*ast.Ident]types.Instance{},
 	}
 	var errs []types.Error
 	conf := v.config(&errs)

@@ -369,7 +369,38 @@ func gopark(`)
 		}, want: []string{"24:8:api:declares a struct type with the fields of the reference's config, which has config.procs, not in lesson 01-ringbuffer's API"}},
 		{name: "a G inferred into a struct type of g's fields", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, at(putTail, "\t_ = viewG(*gp)")(runq)(t), "\nfunc runqputtail(", "\n"+genericView(t, "runtime2.go", "g", "viewG")+"\nfunc runqputtail(")
-		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g"}},
+		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g", "api:instantiates viewG with *sched.schedt"}},
+		// A fourth red team's: schedt.cfg (in the API) zeroed whole by a
+		// generic function, its type config (not in it) inferred, and the
+		// debug checks that sched.lock is held gone with it.
+		{name: "a reference value of a type outside the API through a type parameter", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "\tsaved := zeroSwap(&pp.sched.cfg)\n\tdefer func() { pp.sched.cfg = saved }()")(runq)(t),
+				"\nfunc runqputtail(", "\nfunc zeroSwap[T any](dst *T) T {\n\told := *dst\n\tvar zero T\n\t*dst = zero\n\treturn old\n}\n\nfunc runqputtail(")
+		}, want: []string{"api:instantiates zeroSwap with sched.config, which reaches config, not in lesson 01-ringbuffer's API"}},
+		// The same red team's: data that no one literal made too large.
+		{name: "literals of 1 MiB each", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar blob1 = [1 << 20]byte{1}\nvar blob2 = [1 << 20]byte{2}\n\nfunc runqputtail(")
+		}, want: []string{"24:13:large:a literal of [1048576]byte brings the data this file spells past 1 MiB"}},
+		{name: "a slice literal with a high index", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar blob = []byte{20 << 20: 1}\n\nfunc runqputtail(")
+		}, want: []string{"23:12:large:a slice literal of []byte brings the data this file spells past 1 MiB"}},
+		{name: "a constant string doubled", file: "runq.go", src: func(t testing.TB) string {
+			src := "\nconst s0 = \"0123456789abcdef\"\n"
+			for i := 1; i <= 17; i++ {
+				src += fmt.Sprintf("const s%d = s%d + s%d\n", i, i-1, i-1)
+			}
+			return edit(t, runq(t), "\nfunc runqputtail(", src+"\nvar blob = s17\n\nfunc runqputtail(")
+		}, want: []string{"large:a constant string of 1.0 MiB brings the data this file spells past 1 MiB"}},
+		{name: "an array of an inferred element type", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", `
+type elem [16]byte
+
+func fill[E ~[16]byte, T interface{ [1 << 20]E }]() T { return T{1<<20 - 1: E{1, 2, 3}} }
+
+func keep() { _ = fill[elem]() }
+
+func runqputtail(`)
+		}, want: []string{"large:a value of type [1048576]sched.elem takes more than 1 MiB"}},
 		{name: "unsafe.Pointer converted to uintptr", file: "runq.go", src: at(putTail, "\tif gp.m != nil {\n\t\t_ = uintptr(gp.m.waitlock)\n\t}")(runq), want: []string{"api:uses g.m, which is not in", "unsafe:converts unsafe.Pointer to uintptr", "api:uses g.m", "api:uses m.waitlock"}},
 		{name: "dot import of unsafe", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, edit(t, park(t), "\t\"unsafe\"\n", "\t\"unsafe\"\n\t. \"unsafe\"\n"), "\nfunc gopark(", "\nvar _ = Sizeof(0)\n\nfunc gopark(")
