@@ -113,6 +113,9 @@ func (st kitState) String() string {
 	if st.Debug {
 		b.WriteString("; Config{Debug: true}")
 	}
+	if st.Trace {
+		b.WriteString("; sched.trace set")
+	}
 	return b.String()
 }
 

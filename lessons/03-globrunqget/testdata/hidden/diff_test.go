@@ -12,9 +12,10 @@ import (
 // the reference's (sched.ref_globrunqget...) on identical copies, with
 // sched.lock held, and everything observable must agree: the G or batch
 // returned, the queue's Gs in order, its size and sizeHint, sched.lock
-// still held on return. (Not the trace: the contract leaves it to the
-// queue's own methods, which a learner may bypass, as the splice
-// alternate does.) With
+// still held on return, and the queue as the trace tells it (its
+// EvGlobalRunq events: not event by event, since a batch may be told as
+// one event or one per G, but what they add up to and the length the last
+// one gives). With
 // Config{Debug: true}, some calls are made without the lock: the
 // reference's assertion panics, and so must the learner's, before it
 // touches the queue.
@@ -25,7 +26,7 @@ func TestL03Differential(t *testing.T) {
 // l03GenDiff makes a state of one to eight Ps and a few operations on
 // the global queue.
 func l03GenDiff(r *rand.Rand) (kitState, []kitOp) {
-	st := kitState{Seed: r.Uint64(), Debug: r.IntN(2) == 0, Global: kitGenGlobal(r, 300)}
+	st := kitState{Seed: r.Uint64(), Debug: r.IntN(2) == 0, Global: kitGenGlobal(r, 300), Observe: l03TraceView}
 	for range 1 + r.IntN(8) {
 		st.Ps = append(st.Ps, kitPState{})
 	}
@@ -128,4 +129,22 @@ func l03Queue(q gQueue) string {
 		tail = ", its tail pointer is not its last G"
 	}
 	return fmt.Sprintf("%s (size=%d%s)", kitGList(gs), q.size, tail)
+}
+
+// l03TraceView is what the trace has told of the global queue since the
+// world was built: the changes its EvGlobalRunq events add up to, and the
+// length the last one gave. kata trace draws the queue from these events;
+// the queue's own methods (push, pushBack, pop...) emit them, through
+// changed, and a file that changes the queue behind them must call changed
+// itself.
+func l03TraceView(w *kitWorld, o *kitObs) {
+	var sum int64
+	last := "none"
+	for _, ev := range w.events {
+		if ev.Kind == EvGlobalRunq {
+			sum += ev.N
+			last = fmt.Sprint(ev.Arg)
+		}
+	}
+	o.addf("the global queue as the trace tells it (EvGlobalRunq events)", "changes adding up to %+d, the last giving its length as %s", sum, last)
 }

@@ -2,7 +2,9 @@ package sched
 
 // An alternate globrunq.go: the Gs are linked by hand instead of through
 // gQueue's methods, a batch is cut off the head of the global queue in one
-// splice, and the size hint is stored explicitly after every change.
+// splice, and each change is told by calling the queue's changed (which
+// stores the size hint and emits the trace's EvGlobalRunq) by hand: a cut
+// batch as one event, where the reference's pops tell one per G.
 
 // globrunqput puts gp on the tail of the global run queue.
 func (sched *schedt) globrunqput(gp *g) {
@@ -16,7 +18,7 @@ func (sched *schedt) globrunqput(gp *g) {
 	}
 	q.tail = gp
 	q.size++
-	q.sizeHint.Store(q.size)
+	q.changed(gp, 1)
 }
 
 // globrunqputhead puts gp at the head of the global run queue.
@@ -29,7 +31,7 @@ func (sched *schedt) globrunqputhead(gp *g) {
 		q.tail = gp
 	}
 	q.size++
-	q.sizeHint.Store(q.size)
+	q.changed(gp, 1)
 }
 
 // globrunqputbatch moves the Gs of batch, in order, to the tail of the
@@ -79,7 +81,7 @@ func globrunqcut(sched *schedt, k int32) (gp *g, rest gQueue) {
 		q.tail = nil
 	}
 	q.size -= k
-	q.sizeHint.Store(q.size)
+	q.changed(gp, -k)
 	if k > 1 {
 		rest = gQueue{head: gp.schedlink, tail: last, size: k - 1}
 	}
