@@ -805,6 +805,42 @@ func TestL04Timers(t *testing.T) {
 			setup, mp.spinning, sched.nmspinning.Load())
 	}
 
+	// As above, but while this M waits for the timer another M takes the P
+	// it released: the wait ends (the timer is due) with no P idle, and
+	// blockUntilTimer says false. That is not the Runtime closing: the M
+	// parks (stopm), as when the last looks find nothing, and is there to
+	// be woken for the next work; only a closing Runtime makes findRunnable
+	// return nil.
+	{
+		clock.Store(l04sT0)
+		sched := l04sSched(1, Config{Nanotime: clock.Load, Debug: true})
+		mp := l04sM(sched, 0)
+		l04sSleeper(sched, 5, when)
+		setup := "1 P, every queue empty, no M waiting for timers; G 5 sleeps on a timer due in an hour (injected clock); while this M waits for it, another M takes the P this M released, then the timer comes due"
+		taken := false
+		r := l04sFind(t, mp, l04sOpts{
+			setup: setup,
+			stuck: ". It should wait for the timer (blockUntilTimer), which the test ends by taking the idle P, moving the clock to the deadline and breaking the wait (netpollBreak)",
+			watch: func() {
+				if !taken && sched.pollUntil.Load() == when {
+					sched.lock.Lock()
+					taken = sched.pidleget() != nil // as another M's acquirep would
+					sched.lock.Unlock()
+					clock.Store(when)
+					netpollBreak(sched)
+				}
+			},
+		})
+		if !taken {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v) without waiting for the timer with its P released"+kitHint(l04), setup, kitID(r.gp), r.parked)
+		}
+		if !r.parked {
+			t.Fatalf("%s: the timer wait ended with no idle P left (blockUntilTimer returned false), and findRunnable returned %s with the Runtime still running: "+
+				"false says only that no P was left for this M, not that the Runtime is closing; park the M then (stopm) and start over when it is woken, as after the last looks. "+
+				"Returned, the M leaves the scheduler for good"+kitHint(l04), setup, kitID(r.gp))
+		}
+	}
+
 	// No timer when the M looked (checkTimers found none); another M arms
 	// one while this M gives up its P. Nobody waits for timers, so
 	// addtimer woke nobody: this M, about to sleep, must see the new
