@@ -1101,13 +1101,18 @@ func TestL04StealPasses(t *testing.T) {
 
 	// The trace of a steal: EvSteal, with the number of Gs taken. P0's
 	// ring starts empty at position 37 (it has been used before).
+	// N is what the steal took, not what is on the ring afterwards: in
+	// the third case another thief takes from P0's ring the moment the
+	// steal puts its batch there.
 	for _, c := range []struct {
 		ring        int
 		gid, n      int64
 		description string
+		thief       bool
 	}{
-		{8, 4, 4, "busy P1 has G 1..G 8 on its ring"},
-		{0, 7, 1, "running P1 has only G 7, in runnext"},
+		{8, 4, 4, "busy P1 has G 1..G 8 on its ring", false},
+		{0, 7, 1, "running P1 has only G 7, in runnext", false},
+		{8, 4, 4, "busy P1 has G 1..G 8 on its ring; the moment this M's steal puts its batch on P0's ring (stores P0's runqtail), another thief takes half of it", true},
 	} {
 		sched := l04sSched(2, Config{Usleep: func(int64) {}})
 		mp := l04sM(sched, 0)
@@ -1123,7 +1128,18 @@ func TestL04StealPasses(t *testing.T) {
 		tr := &l04sTrace{}
 		sched.trace = tr.record
 		setup := fmt.Sprintf("P0's queues (its ring at position 37) and the global queue are empty; %s; a trace is on (sched.trace)", c.description)
-		r := l04sFind(t, mp, l04sOpts{setup: setup})
+		o := l04sOpts{setup: setup}
+		if c.thief {
+			stolen := false
+			o.onPoint = func() { // on the M's goroutine: its own points are not hooked meanwhile
+				if !stolen && mp.p.runqtail.Load() != 37 {
+					stolen = true
+					var batch [256]atomic.Pointer[g]
+					runqgrab(mp.p, &batch, 0, false)
+				}
+			}
+		}
+		r := l04sFind(t, mp, o)
 		if r.parked || r.gp == nil || r.gp.goid != c.gid {
 			t.Fatalf("%s: findRunnable returned %s (parked=%v), want G %d stolen"+kitHint(l04), setup, kitID(r.gp), r.parked, c.gid)
 		}
