@@ -413,24 +413,20 @@ const maxValueSize = 1 << 20
 // parameter was 16 MiB that the file never spelled.
 func (c *fileCheck) largeValues() {
 	var total int64
-	over := false
+	spent := false // the budget: reported once
 	add := func(pos token.Pos, n int64, what string) {
-		if over {
+		if spent {
 			return
 		}
 		if total += n; n < 0 || total > maxValueSize {
-			over = true
+			spent = true
 			c.report(pos, RuleLarge, "%s brings the data this file spells past %d MiB: a lesson file needs nothing that large", what, maxValueSize>>20)
 		}
 	}
 	arrays := func(n ast.Node) bool {
-		if over {
-			return false
-		}
 		if t, ok := n.(*ast.ArrayType); ok {
 			if at := c.info.TypeOf(t); at != nil && c.tooLarge(at) {
 				c.report(t.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large", at, maxValueSize>>20)
-				over = true
 				return false
 			}
 		}
@@ -454,10 +450,12 @@ func (c *fileCheck) largeValues() {
 			add(e.Pos(), int64(len(constant.StringVal(tv.Value))), "a constant string of "+byteCount(len(constant.StringVal(tv.Value))))
 			return false
 		}
-		if tv.Type != nil && !tv.IsType() && c.tooLarge(tv.Type) {
-			c.report(e.Pos(), RuleLarge, "a value of type %s takes more than %d MiB: a lesson file needs nothing that large", tv.Type, maxValueSize>>20)
-			over = true
-			return false
+		switch e.(type) {
+		case *ast.CompositeLit, *ast.CallExpr: // where a value is made (a generic function's, its type inferred)
+			if tv.Type != nil && !tv.IsType() && c.tooLarge(tv.Type) {
+				c.report(e.Pos(), RuleLarge, "a value of type %s takes more than %d MiB: a lesson file needs nothing that large", tv.Type, maxValueSize>>20)
+				return false
+			}
 		}
 		lit, ok := e.(*ast.CompositeLit)
 		if !ok || tv.Type == nil {
@@ -500,9 +498,9 @@ func (c *fileCheck) largeValues() {
 	ast.Inspect(c.f, walk)
 	for _, id := range c.instances() {
 		for t := range c.info.Instances[id].TypeArgs.Types() {
-			if !over && c.tooLarge(t) {
+			if c.tooLarge(t) {
 				c.report(id.Pos(), RuleLarge, "%s is instantiated with %s, which takes more than %d MiB: a lesson file needs nothing that large", id.Name, t, maxValueSize>>20)
-				over = true
+				break
 			}
 		}
 	}
