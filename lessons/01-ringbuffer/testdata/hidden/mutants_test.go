@@ -206,13 +206,52 @@ func TestL01StealIntoBusyThief(t *testing.T) {
 	if looped {
 		t.Fatalf("runqsteal by a thief holding 129 Gs from a full ring never returned")
 	}
-	if panicked != nil {
-		return // the runtime throws "runqsteal: runq overflow" here
-	}
-	all := append(l01mRing(thief), l01mRing(victim)...)
-	all = append(all, gp)
-	if !l01mSameSet(all, append(slices.Clone(vgs), own...)) {
+	// A panic is right here: the runtime throws "runqsteal: runq overflow".
+	if all := append(append(l01mRing(thief), l01mRing(victim)...), gp); panicked == nil && !l01mSameSet(all, append(slices.Clone(vgs), own...)) {
 		t.Fatalf("a thief holding 129 Gs stole from a full ring: 128 Gs do not fit after its 129 (the grab's last slot is its own oldest G's); runqsteal returned %s and left its ring %s, losing or repeating Gs. When the stolen Gs would not fit (t - h + n >= 256, n the number queued), panic as the runtime does (\"runqsteal: runq overflow\")"+kitHint(l01), kitID(gp), l01mIDs(l01mRing(thief)))
+	}
+
+	// The same, but room is made meanwhile: the moment the grab has taken
+	// the victim's Gs (its CAS of the victim's head), another thief steals
+	// half of this thief's own 129. The fit is judged by the head as it is
+	// after the grab (read there, as the runtime's load-acquire does): 64
+	// + 127 fit, and nothing panics.
+	sched = kitSched(3, Config{})
+	victim, thief, other := sched.allp[0], sched.allp[1], sched.allp[2]
+	vgs, own = kitGs(sched, 1, 256), kitGs(sched, 1001, 129)
+	for _, gp := range vgs {
+		runqputtail(victim, gp)
+	}
+	for _, gp := range own {
+		runqputtail(thief, gp)
+	}
+	id, ops, inHook, stole := kitGoid(), 0, false, false
+	defer setInterleaveHook(setInterleaveHook(func() {
+		if kitGoid() != id || inHook {
+			return
+		}
+		inHook = true
+		defer func() { inHook = false }()
+		if ops++; ops > 100000 {
+			panic(l01mBudget{})
+		}
+		if !stole && victim.runqhead.Load() != 0 {
+			stole = true
+			ref_runqsteal(other, thief, false) // another thief, the reference's
+		}
+	}))
+	panicked = l01mCatch(func() { gp = runqsteal(thief, victim, false) })
+	setInterleaveHook(nil)
+	if _, ok := panicked.(l01mBudget); ok {
+		t.Fatalf("runqsteal by a thief holding 129 Gs from a full ring, another thief stealing from it meanwhile, never returned")
+	}
+	if panicked != nil || !stole {
+		t.Fatalf("a thief holding 129 Gs (G 1001..G 1129) stole from a full ring, and the moment its grab took the victim's Gs, another thief stole 65 of its own: 64 + 127 fit in its ring, but runqsteal %s. "+
+			"Judge the fit by the head as it is after the grab: load pp.runqhead there, not before runqgrab (only the owner moves the tail; thieves move the head at any time)"+kitHint(l01),
+			map[bool]string{true: fmt.Sprintf("panicked: %v", panicked), false: "returned before the grab took anything"}[panicked != nil])
+	}
+	if got, want := l01mRing(thief), append(slices.Clone(own[65:]), vgs[:127]...); gp != vgs[127] || !slices.Equal(got, want) {
+		t.Fatalf("a thief holding 129 Gs stole from a full ring while another thief took 65 of its own: runqsteal returned %s and left its ring %s; want G 128, and %s"+kitHint(l01), kitID(gp), l01mIDs(got), l01mIDs(want))
 	}
 }
 
