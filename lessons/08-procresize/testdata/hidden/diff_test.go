@@ -17,7 +17,8 @@ import (
 // order they would have run, in front of the Gs that were there; which
 // destroyed P's come first is free), the idle P list and npidle, allp's
 // length,
-// gomaxprocs, idlepMask, each P's random source, the steal order's
+// gomaxprocs, idlepMask, each P's random source (drawn from since the P
+// was made: a survivor keeps it), the steal order's
 // coprimes (as a set: their order is free), the trace (one EvResize).
 // No idle M is on the list: which M a P gets is TestL08SurvivorsGetAnM's.
 func TestL08Differential(t *testing.T) {
@@ -44,6 +45,14 @@ func l08DoDiff(w *kitWorld, op kitOp, ref bool) string {
 	sched := w.sched
 	sched.lock.Lock()
 	defer sched.lock.Unlock()
+	// The Ps have made random choices since they were made (their steal
+	// orders), as a running scheduler's have: a surviving P keeps its
+	// source as it is; only a new or revived P gets a fresh one (init).
+	for _, pp := range sched.allp {
+		for range pp.id + 1 {
+			pp.rand.uint32()
+		}
+	}
 	sched.stopwait = sched.gomaxprocs.Load()
 	sched.gcwaiting.Store(true)
 	for pp := sched.pidleget(); pp != nil; pp = sched.pidleget() {
