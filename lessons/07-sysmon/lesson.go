@@ -41,7 +41,7 @@ func init() {
 			{Name: "TestL07SysmonRetakeResetsBackoff", Points: 4, Timeout: 20 * time.Second, Kind: lessons.Timing,
 				About: "taking a P from a syscall resets the sleep to 20µs; the first sighting does not"},
 			{Name: "TestL07SysmonDeepSleep", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Timing,
-				About: "with every P idle sysmon sleeps deeply on sysmonnote; a syscall wakes it and resets its back-off, a deep sleep that times out does not"},
+				About: "with every P idle (as many as gomaxprocs is now) sysmon sleeps deeply on sysmonnote; a syscall wakes it and resets its back-off, a deep sleep that times out does not"},
 			{Name: "TestL07SyscallHandoffSynctest", Points: 4, Timeout: 20 * time.Second, Kind: lessons.Timing,
 				About: "under synctest's fake clock, a G queued behind a 1s syscall runs within two sysmon ticks"},
 			{Name: "TestL07HogIsPreempted", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress,

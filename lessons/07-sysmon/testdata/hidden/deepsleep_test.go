@@ -899,3 +899,58 @@ func l07wakerBefore(t *testing.T, k int) bool {
 	}
 	return true
 }
+
+// l07deepSleepAfterResize is TestL07SysmonDeepSleep's GOMAXPROCS change:
+// it grows from 1 to 2 while sysmon runs, then a G runs at safe points on
+// one P, the other idle. Not every P is idle (npidle 1, gomaxprocs 2): the
+// count to compare with is the one of now, read each round, not the one
+// when sysmon started. sysmon keeps its rounds and preempts the G once
+// its time slice has lasted 10ms (fake clock).
+func l07deepSleepAfterResize(t *testing.T) {
+	t.Helper()
+	c := l07newDclock(nil)
+	var gRunning, preempted, sleptWhileRunning atomic.Bool
+	trace := func(ev Event) {
+		switch ev.Kind {
+		case EvSysmonPreempt:
+			preempted.Store(true)
+		case EvSysmonSleep:
+			if gRunning.Load() {
+				sleptWhileRunning.Store(true)
+			}
+		}
+	}
+	rt := New(Config{Procs: 1, Usleep: c.usleep, Nanotime: c.now.Load, Trace: trace})
+	defer l07close(t, rt)
+	if !l07await(10*time.Second, func() bool { return c.count() >= 1 }) {
+		t.Fatalf("sysmon asked for no sleep (Config.Usleep) within 10s%s", kitHint(l07))
+	}
+	if old := rt.GOMAXPROCS(2); old != 1 { // sysmon is in its rounds: the resize comes after its start
+		t.Fatalf("test setup: GOMAXPROCS(2) reported %d Ps before, want 1", old)
+	}
+	var stop atomic.Bool
+	defer stop.Store(true)
+	running := make(chan struct{})
+	rt.Go(func(g *G) {
+		gRunning.Store(true)
+		close(running)
+		for !stop.Load() && !preempted.Load() {
+			g.Safepoint()
+		}
+	})
+	select {
+	case <-running:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("test setup: the G did not start within 10s")
+	}
+	if !l07await(10*time.Second, preempted.Load) {
+		deep := ""
+		if sleptWhileRunning.Load() {
+			deep = " It went into its deep sleep (EvSysmonSleep) while the G ran."
+		}
+		t.Fatalf("GOMAXPROCS grew from 1 to 2 while sysmon ran; then a G ran at safe points on one P, the other idle, and in 10s (real time) sysmon never preempted it.%s "+
+			"Every P is idle only when npidle == gomaxprocs as it is now: read sched.gomaxprocs each round, not once when sysmon starts (procresize changes it)%s", deep, kitHint(l07))
+	}
+	stop.Store(true)
+	l07finish(t, rt, 10*time.Second)
+}

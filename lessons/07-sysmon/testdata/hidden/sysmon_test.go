@@ -709,6 +709,7 @@ func TestL07SysmonDeepSleep(t *testing.T) {
 	closeDone.Do(func() { close(syscallDone) })
 
 	l07deepSleepTimesOut(t)
+	l07deepSleepAfterResize(t)
 }
 
 // l07awaitIdle waits until the only P of sched is idle.
