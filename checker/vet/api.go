@@ -262,6 +262,7 @@ func (c *fileCheck) api(n *apiNamer) {
 	c.structConversions(n, allowed, where)
 	c.mirroredStructs(n, allowed, where)
 	c.typeArguments(n, allowed, where)
+	c.wholeValues(n, allowed, where)
 	methods := n.methodNames(c.inFile)
 	for id, obj := range c.info.Defs {
 		fn, ok := obj.(*types.Func)

@@ -68,7 +68,10 @@
 //     G's sudog that way); a generic function or type instantiated with a
 //     type of the reference's outside the API, written or inferred (it
 //     would copy or zero a value of that type whole: a red team zeroed
-//     schedt.cfg, of type config); and an interface method of the file's named as a
+//     schedt.cfg, of type config); a whole value of a struct type of the
+//     reference's outside the API, copied, compared or assigned rather
+//     than used in place (a field selected, its address taken: a red team
+//     kept a scheduler's config to write it over another's); and an interface method of the file's named as a
 //     method of the reference's outside the API (a type assertion would
 //     call it). So a lesson file cannot touch the tests' controls
 //     (interleaveHook: the red team stored nil in it, and the interleaving
@@ -88,7 +91,10 @@
 //     operation of the course's atomics is a scheduling point of their
 //     controlled scheduler, and every Lock of the lock tells it who waits,
 //     and an operation on the converted value would be one the scheduler
-//     cannot see, so a race there would not be found.
+//     cannot see, so a race there would not be found. Nor may a value that
+//     holds one (a P, a scheduler) be copied, compared or assigned whole:
+//     plain reads and writes, no scheduling point (a red team's snap :=
+//     pp.runqhead made a check-then-store look like a CAS).
 //  12. Spells more than 1 MiB of data in all (RuleLarge): composite
 //     literals (slices' by their highest index), constant strings where
 //     they are spelled or used, and any value, type argument or array

@@ -602,3 +602,97 @@ func sizable(t types.Type) bool {
 	}
 	return true
 }
+
+// wholeValues: a value that holds one of the course's atomics or its lock
+// (rule 11), or a value of a struct type of the reference's outside the
+// lesson's API (rule 8), is used only in place: a field or method
+// selected from it, its address taken, an element indexed, its length.
+// Anything else copies, compares or assigns it whole. A fifth red team
+// copied pp.runqhead by value (snap := pp.runqhead; if pp.runqhead ==
+// snap { pp.runqhead = next }): plain reads and writes, no scheduling
+// point, so a check-then-store passed the interleaving tests as if it were
+// a CAS; and kept a scheduler's config (plain := pp.sched.cfg, of type
+// config, not in the API) to write it over another's later, which turned
+// off the debug checks that sched.lock is held.
+func (c *fileCheck) wholeValues(n *apiNamer, allowed func(string) bool, where string) {
+	ast.PreorderStack(c.f, nil, func(node ast.Node, stack []ast.Node) bool {
+		e, ok := node.(ast.Expr)
+		if !ok {
+			return true
+		}
+		tv, ok := c.info.Types[e]
+		if !ok || tv.IsType() || tv.Type == nil || inPlace(e, stack, c.info) {
+			return true
+		}
+		if name, ok := c.holdsAtomic(tv.Type, map[types.Type]bool{}); ok {
+			c.report(e.Pos(), RuleAtomic, "%s holds %s, and is used here as a whole value (copied, compared or assigned), past the scheduling points the hidden tests put in its methods: use its methods (x.Load()) or its address (&x)",
+				types.ExprString(e), name)
+			return false
+		}
+		if named, ok := types.Unalias(tv.Type).(*types.Named); ok {
+			if _, isStruct := named.Underlying().(*types.Struct); isStruct {
+				if name := n.name(named.Obj(), c.inFile); name != "" && !allowed(name) {
+					c.report(e.Pos(), RuleAPI, "%s is a whole value of %s, which is not in %s, used here as a whole (copied, compared or assigned): reach the fields the lesson lists through it instead",
+						types.ExprString(e), displayAPI(name), where)
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
+// inPlace reports whether e, whose parents are stack, is used without
+// being copied: a field or method selected from it, its address taken, an
+// element indexed, a range over its indexes only, or its len or cap.
+func inPlace(e ast.Expr, stack []ast.Node, info *types.Info) bool {
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch p := stack[i].(type) {
+		case *ast.ParenExpr:
+			e = p
+			continue
+		case *ast.SelectorExpr:
+			return p.X == e
+		case *ast.UnaryExpr:
+			return p.Op == token.AND
+		case *ast.IndexExpr:
+			return p.X == e
+		case *ast.RangeStmt:
+			return p.X == e && p.Value == nil
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(p.Fun).(*ast.Ident); ok {
+				if b, ok := info.Uses[id].(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// holdsAtomic reports whether a value of type t holds one of the course's
+// atomics or its lock (itself, or in a field or an element, not behind a
+// pointer), and its name.
+func (c *fileCheck) holdsAtomic(t types.Type, seen map[types.Type]bool) (string, bool) {
+	if seen[t] {
+		return "", false
+	}
+	seen[t] = true
+	if _, isPtr := types.Unalias(t).(*types.Pointer); !isPtr {
+		if name, ok := c.courseAtomic(t); ok {
+			return name, true
+		}
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		for f := range u.Fields() {
+			if name, ok := c.holdsAtomic(f.Type(), seen); ok {
+				return name, true
+			}
+		}
+	case *types.Array:
+		return c.holdsAtomic(u.Elem(), seen)
+	}
+	return "", false
+}

@@ -366,7 +366,7 @@ func gopark(`)
 		// g's fields at all).
 		{name: "a reference struct assigned to a struct type of its fields", file: "runq.go", src: func(t testing.TB) string {
 			return at(putTail, "\tvar v "+mirroredStruct(t, "api.go", "config")+" = pp.sched.cfg\n\t_ = v.seed")(runq)(t)
-		}, want: []string{"24:8:api:declares a struct type with the fields of the reference's config, which has config.procs, not in lesson 01-ringbuffer's API"}},
+		}, want: []string{"24:8:api:declares a struct type with the fields of the reference's config, which has config.procs, not in lesson 01-ringbuffer's API", "api:pp.sched.cfg is a whole value of config"}},
 		{name: "a G inferred into a struct type of g's fields", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, at(putTail, "\t_ = viewG(*gp)")(runq)(t), "\nfunc runqputtail(", "\n"+genericView(t, "runtime2.go", "g", "viewG")+"\nfunc runqputtail(")
 		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g", "api:instantiates viewG with *sched.schedt"}},
@@ -376,7 +376,17 @@ func gopark(`)
 		{name: "a reference value of a type outside the API through a type parameter", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, at(putTail, "\tsaved := zeroSwap(&pp.sched.cfg)\n\tdefer func() { pp.sched.cfg = saved }()")(runq)(t),
 				"\nfunc runqputtail(", "\nfunc zeroSwap[T any](dst *T) T {\n\told := *dst\n\tvar zero T\n\t*dst = zero\n\treturn old\n}\n\nfunc runqputtail(")
-		}, want: []string{"api:instantiates zeroSwap with sched.config, which reaches config, not in lesson 01-ringbuffer's API"}},
+		}, want: []string{"api:instantiates zeroSwap with sched.config, which reaches config, not in lesson 01-ringbuffer's API", "api:pp.sched.cfg is a whole value of config", "api:saved is a whole value of config"}},
+		// A fifth red team's: no generics, no name outside the API; a
+		// scheduler's config kept whole and written over another's later.
+		{name: "a reference struct outside the API copied whole", file: "runq.go", src: at(putTail, "\tplain := pp.sched.cfg\n\tset := func(q *p) { q.sched.cfg = plain }\n\tset(pp)")(runq),
+			want: []string{"24:11:api:pp.sched.cfg is a whole value of config, which is not in lesson 01-ringbuffer's API", "25:22:api:q.sched.cfg is a whole value of config", "25:36:api:plain is a whole value of config"}},
+		// The same red team's: a course atomic copied, compared and
+		// assigned by value, past its scheduling points.
+		{name: "a course atomic used as a value", file: "runq.go", src: at(putTail, "\tsnap := pp.runqhead\n\tif pp.runqhead == snap {\n\t\tpp.runqhead = snap\n\t}")(runq),
+			want: []string{"24:10:atomic:pp.runqhead holds atomicRingIndex", "25:5:atomic:pp.runqhead holds atomicRingIndex", "25:20:atomic:snap holds atomicRingIndex", "26:3:atomic:pp.runqhead holds atomicRingIndex", "26:17:atomic:snap holds atomicRingIndex"}},
+		{name: "a P copied whole", file: "runq.go", src: at(putTail, "\tsaved := *pp\n\t_ = saved.runnext.Load()")(runq),
+			want: []string{"24:11:atomic:*pp holds"}},
 		// The same red team's: data that no one literal made too large.
 		{name: "literals of 1 MiB each", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar blob1 = [1 << 20]byte{1}\nvar blob2 = [1 << 20]byte{2}\n\nfunc runqputtail(")
