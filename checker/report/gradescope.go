@@ -44,8 +44,8 @@ func Gradescope(r *Report, s *Student) GradescopeResults {
 	}
 	for i, l := range s.Lessons {
 		line := fmt.Sprintf("%s  %s", l.ID, Fraction(l.Score, l.MaxScore))
-		if l.Reason != "" && s.Problem == "" {
-			line += "  " + l.Reason
+		if reason := shownReason(r, l); reason != "" && s.Problem == "" {
+			line += "  " + reason
 		}
 		out = append(out, line)
 		for j, t := range l.Tests {
@@ -76,6 +76,33 @@ func Gradescope(r *Report, s *Student) GradescopeResults {
 	}
 	res.Output = strings.Join(out, "\n")
 	return res
+}
+
+// shownReason is the lesson's reason as the student may read it now: the
+// top-level output is visible at once, so a test whose own result is not
+// (a private test's, after_published or hidden) is not named there, nor
+// what it printed. A fifth red team read a private test's name and input
+// there, its own entry kept until the grades were published.
+func shownReason(r *Report, l LessonGrade) string {
+	var shown, withheld []TestGrade
+	for _, t := range l.Tests {
+		if t.Status == StatusPass {
+			continue
+		}
+		if info := r.Test(l.ID, t.Name); info != nil && info.Visibility != "" && info.Visibility != "visible" {
+			withheld = append(withheld, t)
+		} else {
+			shown = append(shown, t)
+		}
+	}
+	if len(withheld) == 0 {
+		return l.Reason
+	}
+	later := fmt.Sprintf("%d failed whose results are not shown yet", len(withheld))
+	if len(shown) == 0 {
+		return later
+	}
+	return OneLine(fmt.Sprintf("%d of %d tests failed; %s: %s (and %s)", len(shown)+len(withheld), len(l.Tests), shown[0].Name, shown[0].Reason, later))
 }
 
 // WriteGradescope writes the results.json of student s.

@@ -108,6 +108,11 @@ func TestGradescopeSchema(t *testing.T) {
 	assert.Equal(t, "passed", bob.Tests[2].Status)
 	assert.Equal(t, "after_published", bob.Tests[3].Visibility, "a private pack test keeps its visibility")
 	assert.Equal(t, "visible", bob.Tests[0].Visibility)
+	// The top-level output is visible at once: it must not name a private
+	// test whose own result is withheld, nor quote what it printed.
+	assert.NotContains(t, bob.Output, "TestPackL02")
+	assert.NotContains(t, bob.Output, "alert(1)")
+	assert.Contains(t, bob.Output, "02-runnext  15/25  1 failed whose results are not shown yet")
 
 	// The validator does catch what Gradescope would not read.
 	for _, bad := range []string{
