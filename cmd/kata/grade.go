@@ -59,6 +59,9 @@ func runGrade(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageError("grade: name the submissions: workspace directories, archives, REPO@REF, or a directory of them (like 'kata grade submissions/')")
 	}
+	if err := flagsFromGlob(c); err != nil {
+		return err
+	}
 	if c.Int("jobs") < 1 {
 		return usageError("grade: --jobs must be at least 1")
 	}
@@ -247,4 +250,29 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// flagsFromGlob refuses a flag that is also the name of a file or
+// directory in the current directory: a shell glob (kata grade ... *)
+// hands a submission named "--tests=mine" or "--no-race" to kata as that
+// flag, since names that start with "-" sort first. A fifth red team's
+// folder made its own code every classmate's private test pack that way;
+// another turned the race detector off for the whole class.
+func flagsFromGlob(c *cli.Context) error {
+	for _, name := range c.FlagNames() {
+		if !c.IsSet(name) {
+			continue
+		}
+		forms := []string{"-" + name, "--" + name}
+		if v := c.Value(name); v != nil {
+			forms = append(forms, "-"+name+"="+fmt.Sprint(v), "--"+name+"="+fmt.Sprint(v))
+		}
+		for _, f := range forms {
+			if _, err := os.Lstat(f); err == nil {
+				return usageError(fmt.Sprintf("grade: %q is a flag, and the name of a file or directory here: a submission named like a flag, passed by a shell glob (*)? "+
+					"Name the submissions' directory instead (kata grade DIR), or put -- before the submissions", f))
+			}
+		}
+	}
+	return nil
 }

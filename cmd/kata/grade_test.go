@@ -213,6 +213,22 @@ func TestGradeUsageErrors(t *testing.T) {
 		assert.Contains(t, errOut, c.want, "kata %s", strings.Join(c.args, " "))
 		assert.True(t, strings.HasPrefix(errOut, "kata: "), errOut)
 	}
+
+	// A fifth red team's submissions named like flags, which "kata grade
+	// *" in the class's directory hands to kata as flags: its own code as
+	// every classmate's private tests, the race detector off for all.
+	class := filepath.Join(dir, "class")
+	for _, name := range []string{"--tests=zpack", "--no-race", "zpack"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(class, name), 0o755))
+	}
+	for _, args := range [][]string{
+		{"grade", "--tests=zpack", "--no-race", "zpack", ws},
+		{"grade", "--no-race", ws},
+	} {
+		_, errOut, code := kata(t, class, args...)
+		assert.Equal(t, exitUsage, code, "kata %s: %s", strings.Join(args, " "), errOut)
+		assert.Contains(t, errOut, "is a flag, and the name of a file or directory here", "kata %s", strings.Join(args, " "))
+	}
 }
 
 // TestGradescopeDirectoriesNeverOverwrite (A24): "Bob" and "bob", and a
