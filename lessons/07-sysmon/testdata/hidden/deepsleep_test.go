@@ -904,23 +904,19 @@ func l07wakerBefore(t *testing.T, k int) bool {
 // it grows from 1 to 2 while sysmon runs, then a G runs at safe points on
 // one P, the other idle. Not every P is idle (npidle 1, gomaxprocs 2): the
 // count to compare with is the one of now, read each round, not the one
-// when sysmon started. sysmon keeps its rounds and preempts the G once
-// its time slice has lasted 10ms (fake clock).
+// when sysmon started. So sysmon keeps its rounds (200 more sleeps asked
+// for) and never sleeps deeply while the G runs. (A G that runs an hour
+// is preempted only then: no preemption here, whatever the timing.)
 func l07deepSleepAfterResize(t *testing.T) {
 	t.Helper()
 	c := l07newDclock(nil)
-	var gRunning, preempted, sleptWhileRunning atomic.Bool
+	var gRunning, sleptWhileRunning atomic.Bool
 	trace := func(ev Event) {
-		switch ev.Kind {
-		case EvSysmonPreempt:
-			preempted.Store(true)
-		case EvSysmonSleep:
-			if gRunning.Load() {
-				sleptWhileRunning.Store(true)
-			}
+		if ev.Kind == EvSysmonSleep && gRunning.Load() {
+			sleptWhileRunning.Store(true)
 		}
 	}
-	rt := New(Config{Procs: 1, Usleep: c.usleep, Nanotime: c.now.Load, Trace: trace})
+	rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: trace})
 	defer l07close(t, rt)
 	if !l07await(10*time.Second, func() bool { return c.count() >= 1 }) {
 		t.Fatalf("sysmon asked for no sleep (Config.Usleep) within 10s%s", kitHint(l07))
@@ -934,7 +930,7 @@ func l07deepSleepAfterResize(t *testing.T) {
 	rt.Go(func(g *G) {
 		gRunning.Store(true)
 		close(running)
-		for !stop.Load() && !preempted.Load() {
+		for !stop.Load() {
 			g.Safepoint()
 		}
 	})
@@ -943,13 +939,14 @@ func l07deepSleepAfterResize(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("test setup: the G did not start within 10s")
 	}
-	if !l07await(10*time.Second, preempted.Load) {
-		deep := ""
-		if sleptWhileRunning.Load() {
-			deep = " It went into its deep sleep (EvSysmonSleep) while the G ran."
-		}
-		t.Fatalf("GOMAXPROCS grew from 1 to 2 while sysmon ran; then a G ran at safe points on one P, the other idle, and in 10s (real time) sysmon never preempted it.%s "+
-			"Every P is idle only when npidle == gomaxprocs as it is now: read sched.gomaxprocs each round, not once when sysmon starts (procresize changes it)%s", deep, kitHint(l07))
+	if !l07await(10*time.Second, func() bool { return rt.sched.npidle.Load() == 1 }) {
+		t.Fatalf("test setup: with a G running on one of 2 Ps, npidle did not settle at 1 within 10s (it is %d)", rt.sched.npidle.Load())
+	}
+	start := c.count()
+	if !l07await(10*time.Second, func() bool { return c.count() >= start+200 || sleptWhileRunning.Load() }) || sleptWhileRunning.Load() {
+		t.Fatalf("GOMAXPROCS grew from 1 to 2 while sysmon ran; then a G ran at safe points on one P, the other idle, and sysmon %s. "+
+			"Not every P is idle: npidle == gomaxprocs must compare with gomaxprocs as it is now, read each round, not once when sysmon starts (procresize changes it)%s",
+			map[bool]string{true: "went into its deep sleep (EvSysmonSleep) while the G ran", false: fmt.Sprintf("asked for only %d sleeps in 10s (real time), and none since", c.count()-start)}[sleptWhileRunning.Load()], kitHint(l07))
 	}
 	stop.Store(true)
 	l07finish(t, rt, 10*time.Second)
