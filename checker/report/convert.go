@@ -67,6 +67,13 @@ func lessonReason(g LessonGrade) string {
 			failing = append(failing, t)
 		}
 	}
+	return failedLine(failing, len(failing), len(g.Tests))
+}
+
+// failedLine says in one line which tests failed: failing's first, and
+// how many of all failed. Tests that all failed for one reason are that
+// reason.
+func failedLine(failing []TestGrade, failed, all int) string {
 	if len(failing) == 0 {
 		return ""
 	}
@@ -76,8 +83,8 @@ func lessonReason(g LessonGrade) string {
 			same = false
 		}
 	}
-	if same && len(failing) > 1 {
+	if same && len(failing) > 1 && failed == len(failing) {
 		return failing[0].Reason
 	}
-	return OneLine(fmt.Sprintf("%d of %d tests failed; %s: %s", len(failing), len(g.Tests), failing[0].Name, failing[0].Reason))
+	return OneLine(fmt.Sprintf("%d of %d tests failed; %s: %s", failed, all, failing[0].Name, failing[0].Reason))
 }

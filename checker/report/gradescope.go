@@ -102,7 +102,7 @@ func shownReason(r *Report, l LessonGrade) string {
 	if len(shown) == 0 {
 		return later
 	}
-	return OneLine(fmt.Sprintf("%d of %d tests failed; %s: %s (and %s)", len(shown)+len(withheld), len(l.Tests), shown[0].Name, shown[0].Reason, later))
+	return failedLine(shown, len(shown)+len(withheld), len(l.Tests)) + " (and " + later + ")"
 }
 
 // WriteGradescope writes the results.json of student s.

@@ -113,6 +113,16 @@ func TestGradescopeSchema(t *testing.T) {
 	assert.NotContains(t, bob.Output, "TestPackL02")
 	assert.NotContains(t, bob.Output, "alert(1)")
 	assert.Contains(t, bob.Output, "02-runnext  15/25  1 failed whose results are not shown yet")
+	// With a visible test failing too, that one is named, the other counted.
+	both := r.Students[1]
+	both.Lessons = append([]report.LessonGrade(nil), both.Lessons...)
+	l := both.Lessons[1]
+	l.Tests = append([]report.TestGrade(nil), l.Tests...)
+	l.Tests[0] = report.TestGrade{Name: "TestL02A", Status: report.StatusFail, MaxScore: 15, Reason: "runnext lost"}
+	both.Lessons[1] = l
+	out := report.Gradescope(r, &both).Output
+	assert.Contains(t, out, "02-runnext  15/25  2 of 2 tests failed; TestL02A: runnext lost (and 1 failed whose results are not shown yet)")
+	assert.NotContains(t, out, "TestPackL02")
 
 	// The validator does catch what Gradescope would not read.
 	for _, bad := range []string{

@@ -482,7 +482,7 @@ func (v *Vetter) APINames() map[string]bool {
 func (c *fileCheck) typeArguments(n *apiNamer, allowed func(string) bool, where string) {
 	for _, id := range c.instances() {
 		for t := range c.info.Instances[id].TypeArgs.Types() {
-			if name := n.outside(t, c.inFile, allowed); name != "" {
+			if name := once(&c.outsideMemo, t, func() string { return n.outside(t, c.inFile, allowed) }); name != "" {
 				c.report(id.Pos(), RuleAPI, "instantiates %s with %s, which reaches %s, not in %s: a generic function would handle it whole; use the names the lesson lists",
 					id.Name, t, displayAPI(name), where)
 				break

@@ -20,6 +20,28 @@ type fileCheck struct {
 	info     *types.Info
 	problems []Problem
 	seen     map[token.Pos]bool // where a problem was found already
+
+	// What the rules work out of a type, once per type: a file may use
+	// one large type in many places, and walking it again at each would
+	// make the vetter's work on a hostile file grow faster than the file.
+	sizeMemo    map[types.Type]int64
+	largeMemo   map[types.Type]bool
+	atomicMemo  map[types.Type]string
+	outsideMemo map[types.Type]string
+}
+
+// once returns f(), worked out once per type t for this file (see the
+// memos of fileCheck).
+func once[V any](memo *map[types.Type]V, t types.Type, f func() V) V {
+	if v, ok := (*memo)[t]; ok {
+		return v
+	}
+	if *memo == nil {
+		*memo = map[types.Type]V{}
+	}
+	v := f()
+	(*memo)[t] = v
+	return v
 }
 
 func (c *fileCheck) report(pos token.Pos, rule, format string, args ...any) {
@@ -412,96 +434,120 @@ const maxValueSize = 1 << 20
 // included, is sized: an array of 1<<20 elements of an inferred type
 // parameter was 16 MiB that the file never spelled.
 func (c *fileCheck) largeValues() {
-	var total int64
-	spent := false // the budget: reported once
-	add := func(pos token.Pos, n int64, what string) {
-		if spent {
-			return
-		}
-		if total += n; n < 0 || total > maxValueSize {
-			spent = true
-			c.report(pos, RuleLarge, "%s brings the data this file spells past %d MiB: a lesson file needs nothing that large", what, maxValueSize>>20)
-		}
-	}
-	arrays := func(n ast.Node) bool {
-		if t, ok := n.(*ast.ArrayType); ok {
-			if at := c.info.TypeOf(t); at != nil && c.tooLarge(at) {
-				c.report(t.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large", at, maxValueSize>>20)
-				return false
-			}
-		}
-		return true
-	}
-	var visit func(n ast.Node, inLiteral bool) bool
-	var walk func(n ast.Node) bool
-	visit = func(n ast.Node, inLiteral bool) bool {
-		if !arrays(n) {
-			return false
-		}
-		e, ok := n.(ast.Expr)
-		if !ok {
-			return true
-		}
-		tv, ok := c.info.Types[e]
-		if !ok {
-			return true
-		}
-		if tv.Value != nil && tv.Value.Kind() == constant.String {
-			add(e.Pos(), int64(len(constant.StringVal(tv.Value))), "a constant string of "+byteCount(len(constant.StringVal(tv.Value))))
-			return false
-		}
-		switch e.(type) {
-		case *ast.CompositeLit, *ast.CallExpr: // where a value is made (a generic function's, its type inferred)
-			if tv.Type != nil && !tv.IsType() && c.tooLarge(tv.Type) {
-				c.report(e.Pos(), RuleLarge, "a value of type %s takes more than %d MiB: a lesson file needs nothing that large", tv.Type, maxValueSize>>20)
-				return false
-			}
-		}
-		lit, ok := e.(*ast.CompositeLit)
-		if !ok || tv.Type == nil {
-			return true
-		}
-		if lit.Type != nil {
-			ast.Inspect(lit.Type, arrays)
-		}
-		switch u := tv.Type.Underlying().(type) {
-		case *types.Slice:
-			add(lit.Pos(), c.elemsSize(lit, u.Elem()), "a slice literal of "+tv.Type.String())
-		case *types.Map:
-			add(lit.Pos(), int64(len(lit.Elts))*c.sizeOf(u.Key())+int64(len(lit.Elts))*c.sizeOf(u.Elem()), "a map literal of "+tv.Type.String())
-		default:
-			if !inLiteral {
-				add(lit.Pos(), c.sizeOf(tv.Type), "a literal of "+tv.Type.String())
-			}
-		}
-		// An element that is an array or struct literal is counted in
-		// this one's size, or its elements' (inLiteral); one that is a
-		// slice or map literal has data of its own, counted as such.
-		// Anything else in an element (a function literal's body, the
-		// &T{...} of a pointer) is counted as if outside any literal.
-		for _, elt := range lit.Elts {
-			if kv, ok := elt.(*ast.KeyValueExpr); ok {
-				ast.Inspect(kv.Key, walk)
-				elt = kv.Value
-			}
-			if inner, ok := ast.Unparen(elt).(*ast.CompositeLit); ok {
-				if visit(inner, true) {
-					ast.Inspect(inner, walk)
-				}
-			} else {
-				ast.Inspect(elt, walk)
-			}
-		}
-		return false
-	}
-	walk = func(n ast.Node) bool { return visit(n, false) }
-	ast.Inspect(c.f, walk)
+	b := &dataBudget{c: c}
+	ast.Inspect(c.f, b.walk)
 	for _, id := range c.instances() {
 		for t := range c.info.Instances[id].TypeArgs.Types() {
 			if c.tooLarge(t) {
 				c.report(id.Pos(), RuleLarge, "%s is instantiated with %s, which takes more than %d MiB: a lesson file needs nothing that large", id.Name, t, maxValueSize>>20)
 				break
 			}
+		}
+	}
+}
+
+// A dataBudget counts the data a file spells (largeValues), and refuses
+// each type too large by itself where it is spelled or a value of it made.
+type dataBudget struct {
+	c     *fileCheck
+	total int64 // the bytes counted so far
+	spent bool  // past maxValueSize: reported once
+}
+
+// add counts n bytes of what, at pos.
+func (b *dataBudget) add(pos token.Pos, n int64, what string) {
+	if b.spent {
+		return
+	}
+	if b.total += n; n < 0 || b.total > maxValueSize {
+		b.spent = true
+		b.c.report(pos, RuleLarge, "%s brings the data this file spells past %d MiB: a lesson file needs nothing that large", what, maxValueSize>>20)
+	}
+}
+
+// array refuses n if it is an array type too large by itself; it says
+// whether to look inside n.
+func (b *dataBudget) array(n ast.Node) bool {
+	c := b.c
+	if t, ok := n.(*ast.ArrayType); ok {
+		if at := c.info.TypeOf(t); at != nil && c.tooLarge(at) {
+			c.report(t.Pos(), RuleLarge, "%s takes more than %d MiB: a lesson file needs nothing that large", at, maxValueSize>>20)
+			return false
+		}
+	}
+	return true
+}
+
+// walk is visit outside any literal, for ast.Inspect.
+func (b *dataBudget) walk(n ast.Node) bool { return b.visit(n, false) }
+
+// visit counts what n spells: a constant string, or a literal (inLiteral:
+// an element of an enclosing literal, which counts it already if it is an
+// array's or a struct's). It says whether ast.Inspect should look inside n.
+func (b *dataBudget) visit(n ast.Node, inLiteral bool) bool {
+	c := b.c
+	if !b.array(n) {
+		return false
+	}
+	e, ok := n.(ast.Expr)
+	if !ok {
+		return true
+	}
+	tv, ok := c.info.Types[e]
+	if !ok {
+		return true
+	}
+	if tv.Value != nil && tv.Value.Kind() == constant.String {
+		str := constant.StringVal(tv.Value)
+		b.add(e.Pos(), int64(len(str)), "a constant string of "+byteCount(len(str)))
+		return false
+	}
+	switch e.(type) {
+	case *ast.CompositeLit, *ast.CallExpr: // where a value is made (a generic function's, its type inferred)
+		if tv.Type != nil && !tv.IsType() && c.tooLarge(tv.Type) {
+			c.report(e.Pos(), RuleLarge, "a value of type %s takes more than %d MiB: a lesson file needs nothing that large", tv.Type, maxValueSize>>20)
+			return false
+		}
+	}
+	if lit, ok := e.(*ast.CompositeLit); ok && tv.Type != nil {
+		b.literal(lit, tv.Type, inLiteral)
+		return false
+	}
+	return true
+}
+
+// literal counts lit, of type t, and what its elements spell.
+func (b *dataBudget) literal(lit *ast.CompositeLit, t types.Type, inLiteral bool) {
+	c := b.c
+	if lit.Type != nil {
+		ast.Inspect(lit.Type, b.array)
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		b.add(lit.Pos(), c.elemsSize(lit, u.Elem()), "a slice literal of "+t.String())
+	case *types.Map:
+		b.add(lit.Pos(), int64(len(lit.Elts))*(c.sizeOf(u.Key())+c.sizeOf(u.Elem())), "a map literal of "+t.String())
+	default:
+		if !inLiteral {
+			b.add(lit.Pos(), c.sizeOf(t), "a literal of "+t.String())
+		}
+	}
+	// An element that is an array or struct literal is counted in this
+	// one's size, or its elements' (inLiteral); one that is a slice or map
+	// literal has data of its own, counted as such. Anything else in an
+	// element (a function literal's body, the &T{...} of a pointer) is
+	// counted as if outside any literal.
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			ast.Inspect(kv.Key, b.walk)
+			elt = kv.Value
+		}
+		if inner, ok := ast.Unparen(elt).(*ast.CompositeLit); ok {
+			if b.visit(inner, true) {
+				ast.Inspect(inner, b.walk)
+			}
+		} else {
+			ast.Inspect(elt, b.walk)
 		}
 	}
 }
@@ -546,10 +592,12 @@ func (c *fileCheck) elemsSize(lit *ast.CompositeLit, elem types.Type) int64 {
 // sizeOf is t's size, or 1 where go/types cannot size it (a type
 // parameter's: tooLarge looks at the instantiations).
 func (c *fileCheck) sizeOf(t types.Type) int64 {
-	if !sizable(t) {
-		return 1
-	}
-	return max(c.v.sizes.Sizeof(t), 1)
+	return once(&c.sizeMemo, t, func() int64 {
+		if !sizable(t) {
+			return 1
+		}
+		return max(c.v.sizes.Sizeof(t), 1)
+	})
 }
 
 // byteCount says n bytes in KiB or MiB once that is shorter.
@@ -568,14 +616,16 @@ func byteCount(n int) string {
 // generic function's [n]T too); a type whose size depends on a type
 // parameter otherwise is not sized (go/types' Sizeof must not be asked).
 func (c *fileCheck) tooLarge(t types.Type) bool {
-	if a, ok := t.Underlying().(*types.Array); ok && a.Len() > maxValueSize {
-		return true
-	}
-	if !sizable(t) {
-		return false
-	}
-	size := c.v.sizes.Sizeof(t)
-	return size < 0 || size > maxValueSize
+	return once(&c.largeMemo, t, func() bool {
+		if a, ok := t.Underlying().(*types.Array); ok && a.Len() > maxValueSize {
+			return true
+		}
+		if !sizable(t) {
+			return false
+		}
+		size := c.v.sizes.Sizeof(t)
+		return size < 0 || size > maxValueSize
+	})
 }
 
 // sizable reports whether go/types can size t: one value's type, typed
@@ -624,7 +674,7 @@ func (c *fileCheck) wholeValues(n *apiNamer, allowed func(string) bool, where st
 		if !ok || tv.IsType() || tv.Type == nil || inPlace(e, stack, c.info) {
 			return true
 		}
-		if name, ok := c.holdsAtomic(tv.Type, map[types.Type]bool{}); ok {
+		if name := c.holdsAtomic(tv.Type); name != "" {
 			c.report(e.Pos(), RuleAtomic, "%s holds %s, and is used here as a whole value (copied, compared or assigned), past the scheduling points the hidden tests put in its methods: use its methods (x.Load()) or its address (&x)",
 				types.ExprString(e), name)
 			return false
@@ -671,28 +721,33 @@ func inPlace(e ast.Expr, stack []ast.Node, info *types.Info) bool {
 	return false
 }
 
-// holdsAtomic reports whether a value of type t holds one of the course's
-// atomics or its lock (itself, or in a field or an element, not behind a
-// pointer), and its name.
-func (c *fileCheck) holdsAtomic(t types.Type, seen map[types.Type]bool) (string, bool) {
-	if seen[t] {
-		return "", false
+// holdsAtomic is the name of the course's atomic or lock a value of type
+// t holds (itself, or in a field or an element, not behind a pointer), or
+// "" if it holds none.
+func (c *fileCheck) holdsAtomic(t types.Type) string {
+	if name, ok := c.atomicMemo[t]; ok {
+		return name
 	}
-	seen[t] = true
+	once(&c.atomicMemo, t, func() string { return "" }) // a type being looked into holds nothing more through itself
+	name := ""
 	if _, isPtr := types.Unalias(t).(*types.Pointer); !isPtr {
-		if name, ok := c.courseAtomic(t); ok {
-			return name, true
+		if atomic, ok := c.courseAtomic(t); ok {
+			name = atomic
 		}
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Struct:
 		for f := range u.Fields() {
-			if name, ok := c.holdsAtomic(f.Type(), seen); ok {
-				return name, true
+			if name != "" {
+				break
 			}
+			name = c.holdsAtomic(f.Type())
 		}
 	case *types.Array:
-		return c.holdsAtomic(u.Elem(), seen)
+		if name == "" {
+			name = c.holdsAtomic(u.Elem())
+		}
 	}
-	return "", false
+	c.atomicMemo[t] = name
+	return name
 }
