@@ -505,6 +505,51 @@ func TestL04GiveUpGlobal(t *testing.T) {
 			setup, mp.p.id, l04list(got), l04list(want))
 	}
 
+	// The same back-off, but a stop-the-world begins while the M backs off,
+	// and its Gs land on the global queue too. Whether this M's steal
+	// order lets it see gcwaiting before it gives up depends on the seed
+	// (and stealWork's newWork shortcut is optional); the give-up's last
+	// look sees it whatever came before, and gcwaiting comes first there:
+	// the M must stop for the world, not take the Gs. Eight seeds: in six
+	// of them (with the reference's steal order) P1 is the last P of the
+	// last pass, and only the give-up's look can see the stop.
+	for seed := uint64(1); seed <= 8; seed++ {
+		sleeps := &l04sSleeps{}
+		sched := l04sSched(2, Config{Seed: seed, Usleep: sleeps.usleep, Debug: true})
+		mp := l04sM(sched, 0)
+		victim := l04sBusy(sched, 1)
+		g7 := kitG(sched, 7)
+		victim.runnext.Store(g7)
+		sleeps.hook = func(n int) {
+			if n == 1 {
+				victim.runnext.CompareAndSwap(g7, nil) // P1 runs G 7 itself
+				sched.lock.Lock()
+				sched.gcwaiting.Store(true)
+				sched.stopwait = 1 // P0 is the last P to stop
+				for _, gp := range kitGs(sched, 1, 300) {
+					sched.runq.pushBack(gp)
+				}
+				sched.lock.Unlock()
+			}
+		}
+		setup := fmt.Sprintf("2 Ps (Config.Seed %d); running P1 has only G 7 in runnext; while this M backs off before stealing it (Usleep), P1 runs G 7 itself, a stop-the-world begins (sched.gcwaiting set, P0 the last P to stop) and G 1..G 300 land on the global queue", seed)
+		r := l04sFind(t, mp, l04sOpts{setup: setup})
+		if sleeps.count() == 0 {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v) without ever trying P1's runnext"+kitHint(l04), setup, kitID(r.gp), r.parked)
+		}
+		if r.gp != nil || !r.parked {
+			t.Fatalf("%s: findRunnable returned %s (parked=%v), want it to stop for the world (gcstopm: P0 _Pgcstop, the M parked): "+
+				"in the critical section before giving up the P, gcwaiting comes first, before the global queue: unlock and start over, and the top of the loop stops the M. "+
+				"A G taken now runs while the world waits for P0"+kitHint(l04), setup, kitID(r.gp), r.parked)
+		}
+		if st := sched.allp[0].status.Load(); st != _Pgcstop || sched.stopwait != 0 {
+			t.Fatalf("%s: the M parked with P0 %s and stopwait %d, want _Pgcstop and 0: stop for the world with gcstopm"+kitHint(l04), setup, pStatusString(st), sched.stopwait)
+		}
+		if n := sched.runq.size; n != 300 {
+			t.Fatalf("%s: the M stopped for the world, and the global queue holds %d Gs, want all 300: nothing is taken once a stop-the-world is pending"+kitHint(l04), setup, n)
+		}
+	}
+
 	// Work arrives on the global queue just before the M stops spinning:
 	// its submitter saw a spinning M and woke nobody.
 	for _, debug := range []bool{true, false} {

@@ -226,6 +226,71 @@ func (w *l07HandoffWorld) final() (key, problem string) {
 	return fmt.Sprintf("%s; P0 handed to %s", w.seen, l07mName(w.ms.handed(w.pp))), problem
 }
 
+// l07TakeAndEnterWorld is retake's look at the Ps while an M takes an
+// idle P, runs a G on it (schedtick 1) and that G enters a syscall at
+// once: each P's status goes _Pidle → _Prunning → _Psyscall under
+// retake's feet. retake reads a P's status once and decides on that read:
+// idle, nothing; running, the slice noted (sysmontick's schedtick and
+// schedwhen); in a syscall, the slice noted and the first sighting of the
+// syscall too. A second read can see a status the first did not, and note
+// a syscall without the slice, which no single read does.
+type l07TakeAndEnterWorld struct {
+	sched *schedt
+	mp    *m
+	n     uint32
+}
+
+func l07NewTakeAndEnterWorld(im l07Impl) kitStart {
+	sched := kitSched(2, Config{NoSysmon: true, ForcePreempt: time.Hour})
+	for _, pp := range sched.allp {
+		pp.syscalltick.Store(1) // each P made a syscall before: a new one is a first sighting
+	}
+	w := &l07TakeAndEnterWorld{sched: sched, mp: &m{sched: sched, id: 3000}}
+	w.mp.park.init()
+	return kitStart{
+		threads: []kitThread{
+			{"sysmon (retake)", func() { w.n = im.retake(sched, l07t0) }},
+			{"M 3000 (takes an idle P, runs a G, which enters a syscall)", w.takeAndEnter},
+		},
+		final: w.final,
+	}
+}
+
+func (w *l07TakeAndEnterWorld) takeAndEnter() {
+	sched := w.sched
+	sched.lock.Lock()
+	pp := sched.pidleget()
+	sched.lock.Unlock()
+	acquirep(w.mp, pp)
+	pp.schedtick.Add(1) // execute
+	l07enterSyscall(w.mp, pp)
+}
+
+func (w *l07TakeAndEnterWorld) final() (key, problem string) {
+	var ps []string
+	for _, pp := range w.sched.allp {
+		pd := pp.sysmontick
+		ps = append(ps, fmt.Sprintf("P%d %s, sysmon noted schedtick %d at %s and syscalltick %d at %s", pp.id, pStatusString((*atomic.Uint32)(&pp.status).Load()),
+			pd.schedtick, l07noted(pd.schedwhen), pd.syscalltick, l07noted(pd.syscallwhen)))
+	}
+	key = fmt.Sprintf("retake returned %d; %s", w.n, strings.Join(ps, "; "))
+	for _, pp := range w.sched.allp {
+		if pd := pp.sysmontick; pd.syscallwhen != 0 && pd.schedwhen == 0 {
+			problem = fmt.Sprintf("retake noted P%d's syscall (its first sighting) without noting its time slice (%s): no single read of the P's status does that. "+
+				"A status read as _Psyscall goes through the slice check too; this retake must have read _Pidle first and _Psyscall later. Read pp.status once per look, and decide both halves on that value", pp.id, key)
+		}
+	}
+	return key, problem
+}
+
+// l07noted names a time sysmontick noted: "t0", or "never" for 0.
+func l07noted(when int64) string {
+	if when == 0 {
+		return "never"
+	}
+	return l07at(when)
+}
+
 var l07ExploreScenarios = []struct {
 	name  string
 	bound int
@@ -234,6 +299,7 @@ var l07ExploreScenarios = []struct {
 	{"every P idle, sysmon sets out for its deep sleep while M 900, leaving a syscall, takes an idle P and its G enters a syscall at once", 2, l07NewDeepSleepWorld},
 	{"retake's second sighting of P0's syscall (a G queued on P0, P1 idle) while M 2000 leaves the syscall, and takes P1 under sched.lock if it lost P0", 1, l07NewRetakeWorld},
 	{"retake hands P0 (a G queued on it) off to an idle M, which looks once whether it has it and reads its syscalltick", 1, l07NewHandoffWorld},
+	{"retake looks at the Ps while M 3000 takes an idle one, runs a G on it and the G enters a syscall at once", 1, l07NewTakeAndEnterWorld},
 }
 
 // TestL07Explore runs each scenario's threads in every order with at most
