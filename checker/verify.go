@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
 	"github.com/gmp-kata/gmp-kata/internal/mutate"
@@ -23,7 +24,11 @@ type Verdict struct {
 	Name   string `json:"name"`
 	Want   string `json:"want"` // "full marks", "zero", "a failure"
 	OK     bool   `json:"ok"`
-	Result *LessonResult
+	// CaughtBy is a mutant's first failing test; Hint, the test its file
+	// named (lessons.Mutant.CaughtBy), which ran first, alone.
+	CaughtBy string `json:"caught_by,omitempty"`
+	Hint     string `json:"hint,omitempty"`
+	Result   *LessonResult
 }
 
 func (v Verdict) String() string {
@@ -31,7 +36,16 @@ func (v Verdict) String() string {
 	if !v.OK {
 		mark = "FAIL"
 	}
-	return fmt.Sprintf("%s %s %-9s %-28s want %s, got %d/%d (%.1fs)", mark, v.Lesson, v.Kind, v.Name, v.Want, v.Result.Score, v.Result.MaxScore, v.Result.WallTime)
+	line := fmt.Sprintf("%s %s %-9s %-28s want %s, got %d/%d (%.1fs)", mark, v.Lesson, v.Kind, v.Name, v.Want, v.Result.Score, v.Result.MaxScore, v.Result.WallTime)
+	switch {
+	case v.CaughtBy != "" && v.CaughtBy == v.Hint:
+		line += ", caught by " + v.CaughtBy
+	case v.CaughtBy != "" && v.Hint != "":
+		line += fmt.Sprintf(", caught by %s (not by %s, which its file names: go test ./checker -run TestVerify -update-hints)", v.CaughtBy, v.Hint)
+	case v.CaughtBy != "":
+		line += ", caught by " + v.CaughtBy
+	}
+	return line
 }
 
 // Verify is the course's self-check for lesson l: the reference scores full
@@ -41,7 +55,23 @@ func (v Verdict) String() string {
 // first failing test (gradeToFirstFailure): its score is then lower than
 // a learner's full check of the same file would give. The reference, the
 // skeleton and the mutants share one build where they can (gradeTogether).
+//
+// A mutant whose file names the test that caught it last time ("# caught
+// by:") runs that test first, alone: if it fails, the mutant is caught,
+// and the lesson's other tests need not run; if it passes, the mutant is
+// graded as any other, to its first failure. The hint saves time, never
+// a verdict. VerifyWithoutHints ignores the hints.
 func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, error) {
+	return c.verify(ctx, l, true)
+}
+
+// VerifyWithoutHints is Verify with every mutant graded from the lesson's
+// first test on: its verdicts' CaughtBy are the hints to write.
+func (c *Checker) VerifyWithoutHints(ctx context.Context, l *lessons.Lesson) ([]Verdict, error) {
+	return c.verify(ctx, l, false)
+}
+
+func (c *Checker) verify(ctx context.Context, l *lessons.Lesson, hints bool) ([]Verdict, error) {
 	tmp, err := os.MkdirTemp("", "kata-verify-")
 	if err != nil {
 		return nil, err
@@ -79,6 +109,9 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 		if err != nil {
 			return nil, err
 		}
+		if hints {
+			mc.hint = m.CaughtBy
+		}
 		cases = append(cases, mc)
 	}
 	if err := c.gradeTogether(ctx, l, refSrc, cases); err != nil {
@@ -89,8 +122,12 @@ func (c *Checker) Verify(ctx context.Context, l *lessons.Lesson) ([]Verdict, err
 		if vc.res == nil {
 			vc.res = c.gradeAlone(ctx, l, vc)
 		}
-		out = append(out, Verdict{Lesson: l.ID, Kind: vc.kind, Name: vc.name, Want: vc.want,
-			OK: vc.res.Status != StatusError && vc.ok(vc.res), Result: vc.res})
+		v := Verdict{Lesson: l.ID, Kind: vc.kind, Name: vc.name, Want: vc.want,
+			OK: vc.res.Status != StatusError && vc.ok(vc.res), Hint: vc.hint, Result: vc.res}
+		if vc.kind == "mutant" {
+			v.CaughtBy = firstFailing(vc.res)
+		}
+		out = append(out, v)
 	}
 
 	if l.Alternates != nil {
@@ -132,8 +169,11 @@ type verifyCase struct {
 	// failure says they do); the reference and the skeleton are graded
 	// in full, as a learner's file is.
 	firstFailure bool
-	ok           func(*LessonResult) bool
-	res          *LessonResult
+	// hint, if set, is the test to run first, alone (a mutant's "# caught
+	// by:"; see gradeHinted).
+	hint string
+	ok   func(*LessonResult) bool
+	res  *LessonResult
 }
 
 // mutantCase writes the reference's files with mutant m's edits made
@@ -210,21 +250,52 @@ func (c *Checker) gradeTogether(ctx context.Context, l *lessons.Lesson, refSrc m
 		return err // r == nil: the schemata do not compile, so each is graded alone
 	}
 	defer cleanup()
-	ls := []*lessons.Lesson{l}
 	for _, i := range todo {
 		wr := *r // shares the built binary; the environment is its own
 		wr.env = []string{fmt.Sprintf("%s=%d", mutate.EnvVar, i+1)}
 		wr.failFast = cases[i].firstFailure
-		cases[i].res = c.gradeRun(ctx, l.ID, l.Title, &wr, ls)
+		cases[i].res = gradeHinted(l, cases[i].hint, func(ls []*lessons.Lesson) *LessonResult {
+			wr := wr // each run of the binary starts from the run as built
+			return c.gradeRun(ctx, l.ID, l.Title, &wr, ls)
+		})
 	}
 	return ctx.Err()
+}
+
+// gradeHinted grades l with grade; if hint names one of l's tests, it
+// first grades that test alone, and a failure there is the result (the
+// mutant is caught; the other tests are not run). A hint that passes, or
+// a result that is not a plain failure (a refusal, a build that failed, an
+// error), and the whole lesson is graded.
+func gradeHinted(l *lessons.Lesson, hint string, grade func([]*lessons.Lesson) *LessonResult) *LessonResult {
+	if i := slices.IndexFunc(l.Tests, func(t lessons.Test) bool { return t.Name == hint }); i >= 0 {
+		one := *l
+		one.Tests = l.Tests[i : i+1]
+		if r := grade([]*lessons.Lesson{&one}); r.Status == StatusFail && !r.NotCompiled && len(r.VetProblems) == 0 {
+			return r
+		}
+	}
+	return grade([]*lessons.Lesson{l})
+}
+
+// firstFailing returns the name of r's first test that ran and failed,
+// or "".
+func firstFailing(r *LessonResult) string {
+	for _, t := range r.Tests {
+		if t.Status != StatusPass && t.Message != didNotRun && !strings.HasPrefix(t.Message, notRunPrefix) {
+			return t.Name
+		}
+	}
+	return ""
 }
 
 // gradeAlone grades vc's files in a build of their own: as a learner's
 // check does, or, for a mutant, to its first failure.
 func (c *Checker) gradeAlone(ctx context.Context, l *lessons.Lesson, vc *verifyCase) *LessonResult {
 	if vc.firstFailure {
-		return c.gradeToFirstFailure(ctx, l, vc.files)
+		return gradeHinted(l, vc.hint, func(ls []*lessons.Lesson) *LessonResult {
+			return c.gradeToFirstFailure(ctx, ls[0], vc.files)
+		})
 	}
 	return c.Lesson(ctx, l, vc.files)
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,10 @@ func sharedChecker(t *testing.T) *Checker {
 // all together, and each alone when a round loses points.
 func TestVerify(t *testing.T) {
 	c := sharedChecker(t)
+	verify := c.Verify
+	if *updateHints {
+		verify = c.VerifyWithoutHints
+	}
 	for _, l := range lessons.Default.All() {
 		t.Run(l.ID, func(t *testing.T) {
 			t.Parallel()
@@ -62,9 +67,12 @@ func TestVerify(t *testing.T) {
 					ll.Alternates = nil
 				}
 			}
-			verdicts, err := c.Verify(context.Background(), &ll)
+			verdicts, err := verify(context.Background(), &ll)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if *updateHints {
+				writeHints(t, l, verdicts)
 			}
 			for _, v := range verdicts {
 				if v.OK {
@@ -83,6 +91,26 @@ func TestVerify(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+var updateHints = flag.Bool("update-hints", false, "TestVerify: grade every mutant from the lesson's first test on, and write the test that caught it into its file (# caught by:)")
+
+// writeHints writes each caught mutant's first failing test into its
+// file, lessons/ID/testdata/mutants/NAME.txt, as its "# caught by:" line.
+func writeHints(t *testing.T, l *lessons.Lesson, verdicts []Verdict) {
+	for _, v := range verdicts {
+		if v.Kind != "mutant" || !v.OK || v.CaughtBy == "" {
+			continue
+		}
+		p := filepath.Join("..", "lessons", l.ID, "testdata", "mutants", v.Name+".txt")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, lessons.SetCaughtBy(data, v.CaughtBy), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

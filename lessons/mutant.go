@@ -28,7 +28,11 @@ import (
 //			return gp
 //	>>>>>>>
 //
-// The first lines starting with # say what the mistake is. "=== FILE" names
+// The first lines starting with # say what the mistake is, but for one
+// that reads "# caught by: TestName": the hidden test that caught the mutant
+// last time (its first failure), which kata verify runs first, alone (see
+// checker.Verify), and which go test ./checker -run TestVerify
+// -update-hints rewrites. "=== FILE" names
 // the file the following edits apply to; each edit replaces the text
 // between <<<<<<< and ======= (which must occur exactly once in the file)
 // with the text between ======= and >>>>>>>.
@@ -36,7 +40,13 @@ type Mutant struct {
 	Name  string
 	Why   string
 	Edits []Edit
+	// CaughtBy is the "# caught by:" line's test, or "".
+	CaughtBy string
 }
+
+// caughtByPrefix starts the line of a mutant file that names the test
+// that caught it last time.
+const caughtByPrefix = "# caught by:"
 
 // An Edit replaces Old with New in File.
 type Edit struct {
@@ -63,6 +73,9 @@ func (l *Lesson) ReadMutants() ([]Mutant, error) {
 		m, err := ParseMutant(strings.TrimSuffix(name, ".txt"), data)
 		if err != nil {
 			return nil, fmt.Errorf("lesson %s: %w", l.ID, err)
+		}
+		if m.CaughtBy != "" && !slices.ContainsFunc(l.Tests, func(t Test) bool { return t.Name == m.CaughtBy }) {
+			return nil, fmt.Errorf("lesson %s: mutant %s says it is caught by %s, which is not one of the lesson's tests", l.ID, m.Name, m.CaughtBy)
 		}
 		for _, e := range m.Edits {
 			if !slices.Contains(l.Files, e.File) {
@@ -91,6 +104,8 @@ func ParseMutant(name string, data []byte) (Mutant, error) {
 		lineNo++
 		line := sc.Text()
 		switch {
+		case state == "head" && strings.HasPrefix(line, caughtByPrefix):
+			m.CaughtBy = strings.TrimSpace(strings.TrimPrefix(line, caughtByPrefix))
 		case state == "head" && strings.HasPrefix(line, "#"):
 			if file == "" {
 				why = append(why, strings.TrimSpace(strings.TrimPrefix(line, "#")))
@@ -177,4 +192,28 @@ func FormatMutant(m Mutant) []byte {
 		b.WriteString("<<<<<<<\n" + e.Old + "=======\n" + e.New + ">>>>>>>\n")
 	}
 	return []byte(b.String())
+}
+
+// SetCaughtBy returns the mutant file data with its "# caught by:" line
+// naming test: the old line replaced, or a new one after the comment lines
+// that open the file.
+func SetCaughtBy(data []byte, test string) []byte {
+	lines := strings.SplitAfter(string(data), "\n")
+	line := caughtByPrefix + " " + test + "\n"
+	var out strings.Builder
+	done := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, caughtByPrefix):
+			continue // dropped: the new line goes where the comments end
+		case !done && !strings.HasPrefix(l, "#"):
+			out.WriteString(line)
+			done = true
+		}
+		out.WriteString(l)
+	}
+	if !done {
+		out.WriteString(line)
+	}
+	return []byte(out.String())
 }
