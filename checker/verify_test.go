@@ -184,3 +184,50 @@ func TestVerifyRefusesAMutantThatDoesNotCompile(t *testing.T) {
 		t.Errorf("mutant fifo-is-lifo: %d tests failed and %d did not run; want its grading stopped at its first failure", failed, notRun)
 	}
 }
+
+// TestVerifyHints: a mutant's "# caught by:" test runs first, alone, and
+// when it fails the mutant is caught with no other test run; a hint that
+// no longer catches it costs a run and changes no verdict (the lesson is
+// graded from its first test, as without a hint).
+func TestVerifyHints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades the reference and the skeleton of lesson 01 too")
+	}
+	c := sharedChecker(t)
+	l, err := lessons.Default.Lookup("01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ll := *l
+	ll.Alternates = nil
+	ll.Tests = nil
+	for _, tt := range l.Tests {
+		switch tt.Name {
+		case "TestL01FIFO", "TestL01WrapAround", "TestL01DrainEdges": // the last passes on a LIFO ring
+			ll.Tests = append(ll.Tests, tt)
+		}
+	}
+	if len(ll.Tests) != 3 {
+		t.Fatalf("lesson 01 has %d of TestL01FIFO, TestL01WrapAround and TestL01DrainEdges, want all three", len(ll.Tests))
+	}
+	lifo := "=== runq.go\n<<<<<<<\n\t\tgp := pp.runq[h%uint32(len(pp.runq))].Load()\n=======\n\t\tgp := pp.runq[(t-1)%uint32(len(pp.runq))].Load()\n>>>>>>>\n"
+	ll.Mutants = fstest.MapFS{
+		"hinted.txt": {Data: []byte("# runqget takes the newest G\n# caught by: TestL01WrapAround\n" + lifo)},
+		"stale.txt":  {Data: []byte("# runqget takes the newest G\n# caught by: TestL01DrainEdges\n" + lifo)},
+	}
+	verdicts, err := c.Verify(context.Background(), &ll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Verdict{}
+	for _, v := range verdicts {
+		got[v.Name] = v
+		t.Log(v)
+	}
+	if v := got["hinted"]; !v.OK || v.CaughtBy != "TestL01WrapAround" || len(v.Result.Tests) != 1 {
+		t.Errorf("hinted: %v with %d tests graded; want it caught by its hint, TestL01WrapAround, the only test run", v, len(v.Result.Tests))
+	}
+	if v := got["stale"]; !v.OK || v.Hint != "TestL01DrainEdges" || v.CaughtBy != "TestL01FIFO" || !strings.Contains(v.String(), "not by TestL01DrainEdges") {
+		t.Errorf("stale: %v; want it caught by TestL01FIFO, the lesson's first test, and its stale hint named", v)
+	}
+}
