@@ -254,8 +254,26 @@ func (c *fileCheck) api(n *apiNamer) {
 		where, fix = "any lesson's API", "no lesson lists an API for "+c.name
 	}
 	allowed := func(name string) bool { _, ok := slices.BinarySearch(lapi.Names, name); return ok }
+	// A type whose fields or methods the API lists may be named too
+	// (var sched *schedt = pp.sched, a helper's parameter): its values
+	// come only from the API, and naming it reaches nothing new. It is
+	// not thereby a type argument (typeArguments asks allowed): a generic
+	// function's T of schedt could copy or zero one whole.
+	members := map[string]bool{}
+	for _, name := range lapi.Names {
+		if typ, _, ok := strings.Cut(name, "."); ok {
+			members[typ] = true
+		}
+	}
+	nameable := func(name string) bool {
+		if allowed(name) {
+			return true
+		}
+		_, isType := n.pkg.Scope().Lookup(name).(*types.TypeName)
+		return isType && members[name]
+	}
 	for _, u := range apiUses(c.f, c.info, n, c.inFile) {
-		if !allowed(u.name) {
+		if !nameable(u.name) {
 			c.report(u.pos, RuleAPI, "uses %s, which is not in %s: %s", displayAPI(u.name), where, fix)
 		}
 	}
@@ -299,18 +317,33 @@ func fieldNames(st *types.Struct) string {
 	return b.String()
 }
 
-// mirroredStructs refuses a struct type written in the file with the field
-// names of one of the reference's, if that one has a field outside the
-// API: a value of the reference's type assigns to the file's (one of the
-// two unnamed), converts to it, or passes to a generic function whose
-// parameter it is, and the file's field names then read and write every
-// field of the reference's (a red team reached schedt.cfg's fields by
+// mirroredStructs refuses an unnamed struct type written in the file
+// that a value of one of the reference's struct types would assign to, or
+// pass to as a generic parameter, if that one has a field outside the
+// API: the same field names, each field of the same type as the
+// reference's or of a type made with a type parameter (which inference
+// fills in). The file's field names would then read and write every field
+// of the reference's (a red team reached schedt.cfg's fields by
 // assignment, and a G's sudog and its unsafe.Pointer through type
-// inference).
+// inference). A struct type a type declaration names is the file's own:
+// no value of another named type assigns to it, and a conversion to it is
+// refused where it is written (structConversions); nor does an unnamed
+// one whose fields have other types (a {first, last *g} beside waitq's
+// *sudog ones): a sixth red team's correct files were refused for such
+// helper structs, unused.
 func (c *fileCheck) mirroredStructs(n *apiNamer, allowed func(string) bool, where string) {
+	named := map[*ast.StructType]bool{}
+	ast.Inspect(c.f, func(node ast.Node) bool {
+		if ts, ok := node.(*ast.TypeSpec); ok && !ts.Assign.IsValid() {
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				named[st] = true
+			}
+		}
+		return true
+	})
 	ast.Inspect(c.f, func(node ast.Node) bool {
 		expr, ok := node.(*ast.StructType)
-		if !ok {
+		if !ok || named[expr] {
 			return true
 		}
 		st, ok := c.info.TypeOf(expr).(*types.Struct)
@@ -318,6 +351,9 @@ func (c *fileCheck) mirroredStructs(n *apiNamer, allowed func(string) bool, wher
 			return true
 		}
 		for _, ref := range n.structs[fieldNames(st)] {
+			if !fieldsMayMatch(st, ref) {
+				continue
+			}
 			for i := range ref.NumFields() {
 				if name := n.name(ref.Field(i), c.inFile); name != "" && !allowed(name) {
 					refName := displayAPI(strings.TrimSuffix(n.name(ref.Field(0), c.inFile), "."+ref.Field(0).Name()))
@@ -329,6 +365,72 @@ func (c *fileCheck) mirroredStructs(n *apiNamer, allowed func(string) bool, wher
 		}
 		return true
 	})
+}
+
+// fieldsMayMatch reports whether a value of struct type ref, with st's
+// field names, could be assigned to st or inferred into it: each field of
+// st has ref's field's type, or a type with a type parameter in it.
+func fieldsMayMatch(st, ref *types.Struct) bool {
+	for i := range st.NumFields() {
+		if ft := st.Field(i).Type(); !types.Identical(ft, ref.Field(i).Type()) && !hasTypeParam(ft, map[types.Type]bool{}) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasTypeParam reports whether t is or is made with a type parameter.
+func hasTypeParam(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Pointer:
+		return hasTypeParam(t.Elem(), seen)
+	case *types.Slice:
+		return hasTypeParam(t.Elem(), seen)
+	case *types.Array:
+		return hasTypeParam(t.Elem(), seen)
+	case *types.Map:
+		return hasTypeParam(t.Key(), seen) || hasTypeParam(t.Elem(), seen)
+	case *types.Chan:
+		return hasTypeParam(t.Elem(), seen)
+	case *types.Named:
+		for a := range t.TypeArgs().Types() {
+			if hasTypeParam(a, seen) {
+				return true
+			}
+		}
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if hasTypeParam(t.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	case *types.Signature:
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for v := range tup.Variables() {
+				if hasTypeParam(v.Type(), seen) {
+					return true
+				}
+			}
+		}
+	case *types.Interface:
+		for i := range t.NumMethods() {
+			if hasTypeParam(t.Method(i).Type(), seen) {
+				return true
+			}
+		}
+		for i := range t.NumEmbeddeds() {
+			if hasTypeParam(t.EmbeddedType(i), seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // structConversions refuses a conversion between two struct types (or

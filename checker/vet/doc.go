@@ -100,6 +100,15 @@
 //     they are spelled or used, and any value, type argument or array
 //     type over 1 MiB by itself. The compiler writes a literal out whole,
 //     into the grader's build cache, which no run's limit bounds.
+//  13. Runs code on a goroutine or coroutine of its own (RuleGoroutine):
+//     a go statement, or a use of time.AfterFunc, iter.Pull, iter.Pull2 or
+//     sync.WaitGroup's Go, the only functions of the packages a lesson
+//     file may import that start one (read from their sources at Go
+//     1.26). The hidden tests' controlled scheduler runs the threads it
+//     knows and lets any other goroutine's operations through: a sixth
+//     red team did a lesson function's work on a goroutine of its own and
+//     waited for it, so that each call was one indivisible step to the
+//     interleaving tests, and a racy ring scored as a correct one.
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //

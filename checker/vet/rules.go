@@ -295,6 +295,69 @@ func (c *fileCheck) unsafe() {
 	})
 }
 
+// spawners are the functions and methods of the packages a lesson file may
+// import that run code on a goroutine or coroutine other than the caller's
+// (every one, from their sources at Go 1.26: a go statement or
+// runtime.newcoro in sync, iter and time; the others have none), by
+// package path and name ("Type.Method" for a method).
+var spawners = map[string][]string{
+	"iter": {"Pull", "Pull2"},
+	"sync": {"WaitGroup.Go"},
+	"time": {"AfterFunc"},
+}
+
+// goStatements and goroutines: rule 13, lesson code runs on the goroutine
+// that called it. The hidden tests' controlled scheduler knows the threads
+// it runs, and lets the operations of any other goroutine through
+// unscheduled: a lesson function that did its work on a goroutine of its
+// own (a go statement, time.AfterFunc, iter.Pull's coroutine, a
+// WaitGroup's Go) and waited for it would be one indivisible step to the
+// interleaving tests, and a red team's racy ring passed them that way.
+func (c *fileCheck) goStatements() {
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		if g, ok := n.(*ast.GoStmt); ok {
+			c.report(g.Pos(), RuleGoroutine, "a lesson file may not start a goroutine (a go statement): a lesson's functions do their work on the M that calls them, where the hidden tests' scheduler can interleave it")
+		}
+		return true
+	})
+}
+
+func (c *fileCheck) goroutines() {
+	c.goStatements()
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if name, ok := spawner(c.info.Uses[id]); ok {
+			c.report(id.Pos(), RuleGoroutine, "%s runs code on a goroutine or coroutine of its own, which a lesson file may not: a lesson's functions do their work on the M that calls them, where the hidden tests' scheduler can interleave it", name)
+		}
+		return true
+	})
+}
+
+// spawner reports whether obj is one of spawners, and its name
+// ("time.AfterFunc", "sync.WaitGroup.Go").
+func spawner(obj types.Object) (string, bool) {
+	fn, ok := obj.(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return "", false
+	}
+	name := fn.Name()
+	if recv := fn.Signature().Recv(); recv != nil {
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		named, ok := t.(*types.Named)
+		if !ok {
+			return "", false
+		}
+		name = named.Obj().Name() + "." + name
+	}
+	return fn.Pkg().Name() + "." + name, slices.Contains(spawners[fn.Pkg().Path()], name)
+}
+
 // isUnsafePointer reports whether t is unsafe.Pointer, or a type defined
 // by it (not a type parameter).
 func isUnsafePointer(t types.Type) bool {

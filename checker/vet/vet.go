@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 7
+const Version = 8
 
 // The rules, as Problem.Rule names them.
 const (
@@ -43,6 +43,7 @@ const (
 	RuleOwnership   = "ownership"   // methods only on the file's own types
 	RuleCollision   = "collision"   // no package-level name kata's tests declare
 	RuleLarge       = "large"       // no array or composite literal over 1 MiB
+	RuleGoroutine   = "goroutine"   // no code run on a goroutine or coroutine of the file's own
 )
 
 // MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
@@ -471,6 +472,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 				c := &fileCheck{v: v, name: name, f: f}
 				c.imports()
 				c.inits()
+				c.goStatements()
 				c.directives()
 				c.predeclared()
 				c.ownership()
@@ -493,6 +495,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.predeclared()
 		c.initializers()
 		c.unsafe()
+		c.goroutines()
 		c.atomicConversions()
 		c.largeValues()
 		c.api(namer)

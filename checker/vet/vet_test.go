@@ -337,6 +337,20 @@ func gopark(`)
 		{name: "the lock converted to *sync.Mutex", file: "runq.go",
 			src:  at(putTail, "\t(*sync.Mutex)(&pp.sched.lock).Lock()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) }),
 			want: []string{"atomic:converts &pp.sched.lock (*sched.mutex) to *sync.Mutex"}},
+		// A sixth red team's: the work done on a goroutine of the file's
+		// own, which the interleaving tests' scheduler does not know, so
+		// that each call was one indivisible step to them.
+		{name: "a go statement", file: "runq.go", src: at(putTail, "\tdone := make(chan bool)\n\tgo func() { done <- true }()\n\t<-done")(runq),
+			want: []string{"25:2:goroutine:may not start a goroutine (a go statement)"}},
+		{name: "time.AfterFunc", file: "runq.go", src: at(putTail, "\tdone := make(chan bool)\n\ttime.AfterFunc(0, func() { done <- true })\n\t<-done")(func(t testing.TB) string { return withImports(t, runq(t), `"time"`) }),
+			want: []string{"goroutine:time.AfterFunc runs code on a goroutine or coroutine of its own"}},
+		{name: "iter.Pull's coroutine", file: "runq.go", src: at(putTail, "\tnext, stop := iter.Pull(func(yield func(int) bool) { yield(1) })\n\tnext()\n\tstop()")(func(t testing.TB) string { return withImports(t, runq(t), `"iter"`) }),
+			want: []string{"goroutine:iter.Pull runs code on a goroutine or coroutine of its own"}},
+		{name: "iter.Pull2 as a value", file: "runq.go", src: at(putTail, "\tpull := iter.Pull2[int, int]\n\t_ = pull")(func(t testing.TB) string { return withImports(t, runq(t), `"iter"`) }),
+			want: []string{"goroutine:iter.Pull2 runs code"}},
+		{name: "a WaitGroup's Go", file: "runq.go", src: at(putTail, "\tvar wg sync.WaitGroup\n\twg.Go(func() {})\n\twg.Wait()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) }),
+			want: []string{"goroutine:sync.WaitGroup.Go runs code"}},
+		{name: "a WaitGroup without Go", file: "runq.go", src: at(putTail, "\tvar wg sync.WaitGroup\n\twg.Add(1)\n\twg.Done()\n\twg.Wait()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) })},
 		// A red team's: 214 MB of literal in the grader's build cache.
 		{name: "a 200 MiB literal", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar ballast = [200 << 20]byte{200<<20 - 1: 1}\n\nfunc runqputtail(")
@@ -370,6 +384,20 @@ func gopark(`)
 		{name: "a G inferred into a struct type of g's fields", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, at(putTail, "\t_ = viewG(*gp)")(runq)(t), "\nfunc runqputtail(", "\n"+genericView(t, "runtime2.go", "g", "viewG")+"\nfunc runqputtail(")
 		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g", "api:instantiates viewG with *sched.schedt"}},
+		// A sixth red team's correct files, refused before: helper structs
+		// with the field names of a reference struct but other types, or
+		// a type declaration's own, which no reference value assigns to.
+		{name: "helper structs with a reference struct's field names", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "\tseen := map[*g]struct{ first, last int }{}\n\t_ = seen")(runq)(t), "\nfunc runqputtail(",
+				"\ntype pending struct{ first, last *g }\n\ntype xorshift struct{ state uint64 }\n\nfunc (x *xorshift) next() uint64 { x.state ^= x.state << 13; return x.state }\n\ntype done struct{ c chan struct{} }\n\nfunc runqputtail(")
+		}},
+		{name: "an unnamed struct a reference value assigns to", file: "runq.go", src: at(putTail, "\tvar r struct{ state uint64 }\n\t_ = r")(runq),
+			want: []string{"api:declares a struct type with the fields of the reference's cheaprand, which has cheaprand.state"}},
+		// And files that name the type of a value the API gives them.
+		{name: "the types of API values named", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "\tvar sched *schedt = pp.sched\n\t_ = sched\n\t_ = queued(&pp.runqhead, &pp.runqtail)")(runq)(t), "\nfunc runqputtail(",
+				"\nfunc queued(head, tail *atomicRingIndex) uint32 { return tail.Load() - head.Load() }\n\nfunc runqputtail(")
+		}},
 		// A fourth red team's: schedt.cfg (in the API) zeroed whole by a
 		// generic function, its type config (not in it) inferred, and the
 		// debug checks that sched.lock is held gone with it.
