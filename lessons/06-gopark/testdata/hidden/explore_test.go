@@ -208,14 +208,91 @@ func (w *l06ParkWorld) final() (key, problem string) {
 // l06ExploreName is the scenario, for messages.
 const l06ExploreName = "G 1 receives (queues itself under the lock, then gopark with an unlockf that releases it) while G 2 sends (under the lock, takes the waiting G off the queue, then goready after unlocking)"
 
-// TestL06Explore runs the two Gs in every order with at most
+// l06DoubleReadyWorld is a caller's bug that ready must catch: two Ms,
+// M 100 on P0 and M 101 on P1, ready the same waiting G 5 at once (a
+// wake-up delivered twice). Exactly one may make it runnable and queue
+// it; the other must panic, having changed nothing. The status check and
+// the change are one atomic step (casgstatus): a check, then a plain
+// store, lets both through, and G 5 is queued twice, to run twice.
+type l06DoubleReadyWorld struct {
+	sched    *schedt
+	gp       *g
+	ms       [2]*m
+	panicked [2]bool
+}
+
+func l06NewDoubleReadyWorld(im l06Impl) kitStart {
+	sched := kitSched(3, Config{})
+	w := &l06DoubleReadyWorld{sched: sched}
+	w.ms[0], w.ms[1] = l06RunningM(sched, 0, 100), l06RunningM(sched, 1, 101)
+	l06idleM(sched, 300)
+	w.gp = kitG(sched, 5)
+	w.gp.atomicstatus.Store(_Gwaiting)
+	w.gp.waitreason = waitReasonChanReceive
+	ready := func(i int) func() {
+		return func() {
+			defer func() {
+				if r := recover(); r != nil {
+					if _, ok := r.(kitDeadlock); ok {
+						panic(r)
+					}
+					w.panicked[i] = true
+				}
+			}()
+			im.goready(w.ms[i], w.gp)
+		}
+	}
+	return kitStart{
+		threads: []kitThread{
+			{"M 100 (readies G 5)", ready(0)},
+			{"M 101 (readies G 5 too)", ready(1)},
+		},
+		final: w.final,
+	}
+}
+
+func (w *l06DoubleReadyWorld) final() (key, problem string) {
+	var at []string
+	for _, pp := range w.sched.allp {
+		if (*atomic.Pointer[g])(&pp.runnext).Load() == w.gp {
+			at = append(at, fmt.Sprintf("P%d's runnext", pp.id))
+		}
+		h, t := (*atomic.Uint32)(&pp.runqhead).Load(), (*atomic.Uint32)(&pp.runqtail).Load()
+		for i := h; i != t; i++ {
+			if (*atomic.Pointer[g])(&pp.runq[i%uint32(len(pp.runq))]).Load() == w.gp {
+				at = append(at, fmt.Sprintf("P%d's ring", pp.id))
+			}
+		}
+	}
+	where := strings.Join(at, " and ")
+	if len(at) > 1 {
+		return "", fmt.Sprintf("G 5 is queued twice (%s), and would run twice: both readies passed the check that it was _Gwaiting before either changed it. "+
+			"Change the status from _Gwaiting to _Grunnable in one atomic step (casgstatus, which panics when the status is not the one expected): then the second ready panics, having changed nothing", where)
+	}
+	if where == "" {
+		where = "no run queue"
+	}
+	key = fmt.Sprintf("M 100's ready panicked: %v, M 101's: %v; G 5 %s, in %s", w.panicked[0], w.panicked[1],
+		gStatusString((*atomic.Uint32)(&w.gp.atomicstatus).Load()), where)
+	return key, ""
+}
+
+// l06DoubleReadyName is the scenario, for messages.
+const l06DoubleReadyName = "M 100 and M 101 ready the same waiting G 5 at once (a wake-up delivered twice: the caller's bug, which ready must catch)"
+
+// TestL06Explore runs each scenario's threads in every order with at most
 // l06ExploreBound preemptions: G 1 queued only once _Grunnable at every
-// step, both locks free at the end, and an end state the reference (ref_)
-// reaches from the same start.
+// step, both locks free at the end, a G readied twice at once queued once,
+// and an end state the reference (ref_) reaches from the same start.
 func TestL06Explore(t *testing.T) {
 	mine := func() kitStart { return l06NewParkWorld(l06Mine) }
 	ref := func() kitStart { return l06NewParkWorld(l06Ref) }
 	if fail := kitExploreOracle(l06ExploreBound, l06ExploreBound, mine, ref); fail != "" {
 		t.Fatalf("%s: %s%s", l06ExploreName, fail, kitHint(l06))
+	}
+	mine = func() kitStart { return l06NewDoubleReadyWorld(l06Mine) }
+	ref = func() kitStart { return l06NewDoubleReadyWorld(l06Ref) }
+	if fail := kitExploreOracle(1, 1, mine, ref); fail != "" {
+		t.Fatalf("%s: %s%s", l06DoubleReadyName, fail, kitHint(l06))
 	}
 }
