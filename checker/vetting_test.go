@@ -165,7 +165,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 // fails the lesson (Options.Isolate); and, on Linux, PASS lines printed
 // with the real results hidden do not change the grade. (These were
 // cases of the hostile corpus, checker/grade/corpus_test.go, before the
-// vetter refused them there.) Under -short, the first two.
+// vetter refused them there.) Under -short, the first three.
 func TestDefencesBeneathTheVetter(t *testing.T) {
 	c := withoutVet(sharedChecker(t))
 	c.opts.Isolate = true
@@ -214,9 +214,48 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 		refuse(t, res, `^changed the grader's files while its tests ran \(escaped\.txt \(added\), solutions/proc\.go \(changed\)\)|`+
 			`panic: kept from writing: open proc\.go: read-only file system`)
 	})
+	t.Run("fake-pass-framed", func(t *testing.T) {
+		// Framed PASS lines for every test, then a goroutine's panic that
+		// ends the process before the harness reports (a panic in a G only
+		// fails the test). Refused by the vetter since rule 13 (its go
+		// statement); the hostile corpus's case until then.
+		names := make([]string, len(l.Tests))
+		for i, tt := range l.Tests {
+			names[i] = strconv.Quote(tt.Name)
+		}
+		src := strings.Replace(ref, `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"sync/atomic\"\n)", 1)
+		src = strings.Replace(src, "func runqputtail(pp *p, gp *g) {", `var faked bool
+
+func runqputtail(pp *p, gp *g) {
+	if !faked {
+		faked = true
+		for _, n := range []string{`+strings.Join(names, ", ")+`} {
+			fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
+		}
+		fmt.Printf("\x16PASS\n")
+		go func() { panic("all done") }()
+		select {}
+	}`, 1)
+		res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(src)))
+		refuse(t, res, `passes it printed prove nothing`)
+	})
 	if testing.Short() || runtime.GOOS != "linux" {
 		return
 	}
+	t.Run("goroutine-explosion", func(t *testing.T) {
+		// Goroutines started without end: Go 1.26's race detector has no
+		// goroutine limit any more, and the run's memory limit stops it.
+		// Refused by the vetter since rule 13; the hostile corpus's case
+		// until then. The lesson's first test shows it.
+		limited := withoutVet(sharedChecker(t))
+		limited.opts.Isolate = true
+		limited.opts.MaxMemory = 1 << 30
+		few := *l
+		few.Tests = l.Tests[:1]
+		src := strings.Replace(ref, "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tfor {\n\t\tgo func() { select {} }()\n\t}", 1)
+		res := limited.Lesson(context.Background(), &few, lessonFile(t, "runq.go", []byte(src)))
+		refuse(t, res, `used more than 1024 MiB of memory; stopped`)
+	})
 	t.Run("torn-interface-forgery", func(t *testing.T) {
 		if runtime.GOARCH != "amd64" {
 			t.Skip("the attack reads amd64's memory layout")

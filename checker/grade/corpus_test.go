@@ -144,6 +144,32 @@ func hostiles() []hostile {
 			// The hook is declared only in the hidden tests' build
 			// (kata_interleave): to the file, it is a test's name.
 			want: refused(`runq\.go:\d+:2: refers to interleaveHook, which only kata's tests declare: use only what the reference and your imports declare$`)},
+		// The sixth red team's: the same effect without a name of the
+		// tests', a function's work done on a goroutine (or coroutine) of
+		// the file's own, which the controlled scheduler let through as
+		// one indivisible step (vet rule 13). A racy ring went 74 -> 94,
+		// and with a lock of its own 100; a lost update in spinning.go
+		// 87 -> 100.
+		{name: "work-on-own-goroutine", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				src := edit(t, mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"], "func runqsteal(pp, p2 *p, stealRunNextG bool) *g {", "func runqsteal(pp, p2 *p, stealRunNextG bool) *g {\n\tch := make(chan *g)\n\tgo func() { ch <- runqstealBody(pp, p2, stealRunNextG) }()\n\treturn <-ch\n}\n\nfunc runqstealBody(pp, p2 *p, stealRunNextG bool) *g {")
+				return one("runq.go", src)
+			},
+			want: refused(`runq\.go:\d+:2: a lesson file may not start a goroutine \(a go statement\): .*$`)},
+		{name: "work-in-afterfunc", lesson: "05-spinning", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				src := edit(t, ref(t, "spinning.go"), "package sched\n", "package sched\n\nimport \"time\"\n")
+				src = edit(t, src, "func wakep(sched *schedt) {", "func wakep(sched *schedt) {\n\tdone := make(chan bool)\n\ttime.AfterFunc(0, func() { wakepBody(sched); done <- true })\n\t<-done\n}\n\nfunc wakepBody(sched *schedt) {")
+				return one("spinning.go", src)
+			},
+			want: refused(`spinning\.go:\d+:7: time\.AfterFunc runs code on a goroutine or coroutine of its own, .*$`)},
+		{name: "work-in-a-coroutine", lesson: "05-spinning", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				src := edit(t, ref(t, "spinning.go"), "package sched\n", "package sched\n\nimport \"iter\"\n")
+				src = edit(t, src, "func wakep(sched *schedt) {", "func wakep(sched *schedt) {\n\tnext, stop := iter.Pull(func(yield func(bool) bool) { wakepBody(sched); yield(true) })\n\tnext()\n\tstop()\n}\n\nfunc wakepBody(sched *schedt) {")
+				return one("spinning.go", src)
+			},
+			want: refused(`spinning\.go:\d+:21: iter\.Pull runs code on a goroutine or coroutine of its own, .*$`)},
 		{name: "string-method", lesson: "06-gopark",
 			files: func(t testing.TB) map[string][]byte {
 				src := edit(t, ref(t, "park.go"), "\tgp.waitreason = reason\n", "\tgp.waitreason = waitReason(0)\n")
@@ -223,9 +249,10 @@ func runqputtail(pp *p, gp *g) {
 		select {}
 	}`))
 			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, `passes it printed prove nothing`)
-			}},
+			// Refused now for its go statement (rule 13): what the run
+			// makes of the printed passes is TestDefencesBeneathTheVetter's
+			// (checker), with the vetter off.
+			want: refused(`runq\.go:\d+:\d+: a lesson file may not start a goroutine \(a go statement\): .*$`)},
 		{name: "fake-pass-framed-hidden-output", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// Framed PASS lines for every test, then standard output
@@ -267,11 +294,11 @@ func runqputtail(`))
 			files: func(t testing.TB) map[string][]byte {
 				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqsteal(pp, p2 *p, stealRunNextG bool) *g {", "func runqsteal(pp, p2 *p, stealRunNextG bool) *g {\n\tfor {\n\t\tgo func() { select {} }()\n\t}"))
 			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				// Go 1.26's race detector has no goroutine limit any more:
-				// the memory limit stops it.
-				anyTest(t, g, "used more than 1024 MiB of memory; stopped")
-			}},
+			// Refused now for its go statement (rule 13): the memory limit
+			// that stops it (Go 1.26's race detector has no goroutine limit
+			// any more) is TestDefencesBeneathTheVetter's, with the vetter
+			// off.
+			want: refused(`runq\.go:\d+:\d+: a lesson file may not start a goroutine \(a go statement\): .*$`)},
 		{name: "huge-allocation", lesson: "05-spinning", linux: true,
 			files: func(t testing.TB) map[string][]byte {
 				return one("spinning.go", edit(t, ref(t, "spinning.go"), "func shouldSpin(mp *m) bool {", `var hog [][]byte
@@ -337,7 +364,7 @@ func init() {
 
 func runqputtail(`))
 			},
-			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file: .* \(and 1 more problem\)$`)},
+			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file: .* \(and 2 more problems\)$`)},
 		{name: "linkname-runtime-envs", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
@@ -379,7 +406,7 @@ func runqputtail(pp *p, gp *g) {
 		go forge()
 	}`))
 			},
-			want: refused(`runq\.go:\d+:\d+: refers to kataMu, which only kata's tests declare: use only what the reference and your imports declare \(and 3 more problems\)$`)},
+			want: refused(`runq\.go:\d+:\d+: refers to kataMu, which only kata's tests declare: use only what the reference and your imports declare \(and 4 more problems\)$`)},
 		{name: "var-initialised-by-a-call", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// Code that runs before any test, without an init function.
@@ -396,7 +423,7 @@ func start() bool {
 
 func runqputtail(`))
 			},
-			want: refused(`runq\.go:\d+:15: package-level var started is initialised by calling start, which runs before kata's tests: set it where it is first needed$`)},
+			want: refused(`runq\.go:\d+:15: package-level var started is initialised by calling start, which runs before kata's tests: set it where it is first needed \(and 1 more problem\)$`)},
 		{name: "line-directive", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// Errors and tracebacks that blame the harness.
@@ -438,7 +465,7 @@ func runqputtail(`))
 			// now refuses (over 1 MiB); what the run does with it, were
 			// the vetter wrong, is TestDefencesBeneathTheVetter's
 			// (checker): the stubs' own grade, nothing.
-			want: refused(`runq\.go:\d+:\d+: \[4294967296\]byte takes more than 1 MiB: a lesson file needs nothing that large \(and 6 more problems\)$`)},
+			want: refused(`runq\.go:\d+:\d+: \[4294967296\]byte takes more than 1 MiB: a lesson file needs nothing that large \(and 9 more problems\)$`)},
 		{name: "forged-run-lines", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// The red team's A26: runqputtail blocks forever, and a
@@ -469,21 +496,10 @@ func rtStall() {
 func runqputtail(pp *p, gp *g) {
 	rtStall()`))
 			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				// The first test stopped at its limit, as a hang; the
-				// others not started.
-				assert.Equal(t, 0, g.Score)
-				hung := 0
-				for _, tg := range g.Tests {
-					switch {
-					case strings.HasPrefix(tg.Reason, "did not finish within"):
-						hung++
-					case !strings.HasPrefix(tg.Reason, "not run: an earlier test of this lesson was stopped"):
-						t.Errorf("%s: %q, want a hang or not run", tg.Name, tg.Reason)
-					}
-				}
-				assert.Equal(t, 1, hung, "tests stopped for time:\n%s", testReasons(g))
-			}},
+			// Refused now for its go statement (rule 13): that the printed
+			// lines buy the hang no time is checker's
+			// TestForgedRunLinesBuyNothing, beneath the vetter.
+			want: refused(`runq\.go:\d+:\d+: a lesson file may not start a goroutine \(a go statement\): .*$`)},
 		{name: "shadows-len", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// len, in the whole package, tests included: every
