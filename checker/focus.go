@@ -31,6 +31,12 @@ type CheckOptions struct {
 	// deadline, so that repeating a lesson cannot buy it more than its
 	// budget. Tests not finished by then fail, saying the budget ran out.
 	Deadline time.Time
+	// Printed, if set, counts what the lesson's runs have printed, as the
+	// output limit (Options.MaxOutput) counts it, across checks: a caller
+	// that grades a lesson several times (kata grade --runs) passes every
+	// check the one counter, so that repeating a lesson cannot buy it more
+	// than one limit's output. --count's runs share one without it.
+	Printed *int
 	// Progress, if set, is told as the check goes: the build starting,
 	// then each test as it starts. It is called from the check's own
 	// goroutine, never after LessonWith returns.
@@ -78,6 +84,10 @@ func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[s
 	defer r.cleanup()
 	r.progress = o.Progress
 	r.lessonDeadline = o.Deadline
+	r.printed = o.Printed
+	if r.printed == nil {
+		r.printed = new(int)
+	}
 	if o.Seed != 0 {
 		r.env = append(r.env, EnvSeed+"="+strconv.FormatUint(o.Seed, 10))
 	}

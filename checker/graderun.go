@@ -27,6 +27,11 @@ type grading struct {
 	// raced: a run of several tests raced, so their passes run again;
 	// split: each alone, since a run of them together raced again.
 	raced, split bool
+	// printed is what the lesson's runs have printed so far (as the
+	// output limit counts it): Options.MaxOutput bounds all of them
+	// together, so that code that prints to the limit and crashes in
+	// every test costs kata one limit's reading, not one per test.
+	printed int
 }
 
 func (c *Checker) newGrading(id, title string, r *run, ls []*lessons.Lesson) *grading {
@@ -66,11 +71,18 @@ func (g *grading) record(name, status, msg string, elapsed float64) {
 // read and write anything, the nonce and the report included): its
 // failures stand, its passes are run again, first together, and, if that
 // run races too, each in a process of its own, where a race is that
-// test's own (split). So there are at most 2*len(order)+1 runs, and all
-// of them within the lesson's budget (lessonBudget).
+// test's own (split). So there are at most 2*len(order)+1 runs, all of
+// them within the lesson's budget (lessonBudget), and all of them within
+// one output limit (Options.MaxOutput): what kata reads of a lesson's
+// runs is bounded by the limit, not by the limit times the runs.
 func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*lessons.Lesson) *LessonResult {
 	start := time.Now()
 	g := c.newGrading(id, title, r, ls)
+	if r.printed != nil {
+		g.printed = *r.printed
+		defer func() { *r.printed = g.printed }()
+	}
+	g.limitOutput()
 	var pending *runResult // a run vetFirst made: the first to report
 	if !r.trusted {
 		// The snapshot: what the runs will compile, not the live files.
@@ -96,18 +108,23 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 			}
 			break
 		}
+		if g.outputSpent() {
+			break
+		}
 		batch := g.remaining
 		if g.split {
 			batch = g.remaining[:1]
 		}
 		rr, err := pending, error(nil)
 		if pending == nil {
+			g.limitOutput()
 			rr, err = r.exec(ctx, batch)
 		}
 		pending = nil
 		if err != nil {
 			return g.failed(err)
 		}
+		g.printed += rr.s.outputBytes
 		g.phase("build", rr.buildTime, 0)
 		g.phase("run", rr.wallTime, len(batch))
 		if g.settlesAll(rr) {
@@ -122,6 +139,37 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		g.remaining = g.next(rr, batch, progress)
 	}
 	return g.result(start)
+}
+
+// outputSpent fails the tests left, and reports so, once the lesson's runs
+// have printed all the output limit allows them together.
+func (g *grading) outputSpent() bool {
+	if g.c.opts.MaxOutput <= 0 || g.printed < g.c.opts.MaxOutput {
+		return false
+	}
+	for _, name := range g.remaining {
+		g.record(name, StatusFail, fmt.Sprintf("%sthe lesson's runs printed %d MiB, all a lesson's runs may print together", notRunPrefix, g.c.opts.MaxOutput>>20), 0)
+	}
+	return true
+}
+
+// limitOutput gives the next run what is left of the lesson's output
+// limit (at least a byte: a limit of 0 is none).
+func (g *grading) limitOutput() {
+	if g.c.opts.MaxOutput > 0 {
+		g.r.maxOutput = max(g.c.opts.MaxOutput-g.printed, 1)
+	}
+}
+
+// overOutputMessage is the reason of the test running when run rr was
+// stopped for its output.
+func (g *grading) overOutputMessage(rr *runResult) string {
+	earlier := g.printed - rr.s.outputBytes
+	if earlier <= 0 {
+		return fmt.Sprintf("printed more than %d MiB; stopped", g.c.opts.MaxOutput>>20)
+	}
+	return fmt.Sprintf("printed more than the %d MiB a lesson's runs may print together (its earlier runs had printed %d KiB of it); stopped",
+		g.c.opts.MaxOutput>>20, earlier>>10)
 }
 
 // phase adds a step of the grading and its time to the result (none if it
@@ -192,7 +240,7 @@ func (g *grading) judgeUntrusted(rr *runResult, batch []string) (progress bool) 
 			g.record(name, StatusFail, fmt.Sprintf("used more than %d MiB of memory; stopped", c.opts.MaxMemory>>20), 0)
 			g.stopped++
 		case rr.overOutput && name == rr.blame:
-			g.record(name, StatusFail, fmt.Sprintf("printed more than %d MiB; stopped", c.opts.MaxOutput>>20), 0)
+			g.record(name, StatusFail, g.overOutputMessage(rr), 0)
 			g.stopped++
 		case racedRun && len(batch) == 1:
 			// A process of its own, and a race in it: the test's.

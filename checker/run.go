@@ -58,6 +58,9 @@ type run struct {
 	// lessonDeadline, if set, is where the lesson's budget ends whatever
 	// this run's start (CheckOptions.Deadline).
 	lessonDeadline time.Time
+	// printed, if set, counts what the lesson's runs have printed across
+	// gradings (CheckOptions.Printed); nil: each grading counts its own.
+	printed *int
 	// noVet builds without go test's vet checks: mutant schemata hold
 	// code vet would refuse (s == a && s == b) that the tests must judge.
 	noVet bool

@@ -269,3 +269,52 @@ func TestSettleTakesTheEndsVerdict(t *testing.T) {
 		t.Errorf("settled %v\nwant %v", got, want)
 	}
 }
+
+// TestOutputLimitIsPerLesson: the output limit (8 MiB) bounds a lesson's
+// runs together. Code that prints 3 MiB and crashes in every test used to
+// be run again after each crash, each run with a limit of its own, and
+// kata read 3 MiB per test of the lesson (a red team's, 127 tests over
+// eight lessons: 162 s of kata's own CPU for one submission). Now the
+// third run is stopped where the lesson's 8 MiB end, and the tests left
+// fail without running.
+func TestOutputLimitIsPerLesson(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds lesson 01 with a file that floods")
+	}
+	c := withoutVet(sharedChecker(t))
+	l := lesson(t, "01")
+	src := strings.Replace(string(embedded(t, "solutions/runq.go")), `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"strings\"\n\t\"sync/atomic\"\n)", 1)
+	src = strings.Replace(src, "func runqputtail(pp *p, gp *g) {", `var flooded bool
+
+func runqputtail(pp *p, gp *g) {
+	if !flooded {
+		flooded = true
+		line := strings.Repeat("x", 63) + "\n"
+		for range 3 << 20 / 64 {
+			fmt.Print(line)
+		}
+		go func() { panic("flooded") }()
+		select {}
+	}`, 1)
+	res := c.Lesson(context.Background(), l, lessonFile(t, "runq.go", []byte(src)))
+	crashed, stopped, notRun := 0, 0, 0
+	for _, tr := range res.Tests {
+		switch {
+		case strings.HasPrefix(tr.Message, "crashed: "):
+			crashed++
+		case strings.HasPrefix(tr.Message, "printed more than the 8 MiB a lesson's runs may print together"):
+			stopped++
+		case tr.Message == notRunPrefix+"the lesson's runs printed 8 MiB, all a lesson's runs may print together":
+			notRun++
+		case tr.Status == StatusPass:
+			t.Errorf("%s passed", tr.Name)
+		}
+	}
+	if crashed > 2 || stopped != 1 || notRun == 0 || crashed+stopped+notRun != len(res.Tests) {
+		for _, tr := range res.Tests {
+			t.Logf("%s %s: %.200s", tr.Status, tr.Name, tr.Message)
+		}
+		t.Errorf("%d crashed, %d stopped for their output, %d not run, of %d tests; want at most 2 crashed (3 MiB each), the next stopped where the lesson's 8 MiB end, and the rest not run",
+			crashed, stopped, notRun, len(res.Tests))
+	}
+}

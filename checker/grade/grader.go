@@ -392,9 +392,10 @@ func (g *Grader) run(ctx context.Context, work string, j *job) (res *checker.Les
 //
 // The runs share the lesson's one budget (checker.Budget), counted from
 // the first run's start: a submission that spends its budget in one run
-// does not get it again in the next (it once had Runs budgets).
+// does not get it again in the next (it once had Runs budgets); and its
+// one output limit.
 func (g *Grader) repeat(ctx context.Context, l *lessons.Lesson, paths map[string]string) *checker.LessonResult {
-	o := checker.CheckOptions{Deadline: time.Now().Add(g.ck.Budget(l))}
+	o := checker.CheckOptions{Deadline: time.Now().Add(g.ck.Budget(l)), Printed: new(int)}
 	return g.repeatRuns(ctx, func() *checker.LessonResult { return g.ck.LessonWith(ctx, l, paths, o) })
 }
 
