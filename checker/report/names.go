@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/unicode/runenames"
 )
 
 // Students' names come from file names they chose (a directory's, an
@@ -49,21 +50,17 @@ func Name(s string) string {
 // each other share it too, and are then only flagged for a look.
 //
 // It is a key, not a display: it does not catch every confusable of
-// Unicode's tables (UTS #39), only the Latin, Greek and Cyrillic ones a
-// class is likely to meet.
+// Unicode's tables (UTS #39), only the Greek, Cyrillic, Armenian and
+// Cherokee ones a class is likely to meet (confusables), and the Latin
+// letters whose names say which ASCII letter they are a form of
+// (lookalikeRune).
 func Lookalike(name string) string {
 	var b strings.Builder
 	for _, r := range norm.NFKD.String(name) {
 		if unicode.Is(unicode.M, r) || hiddenRune(r) {
 			continue
 		}
-		if l, ok := confusables[r]; ok {
-			r = l
-		}
-		r = unicode.ToLower(r)
-		if l, ok := confusables[r]; ok {
-			r = l
-		}
+		r = unicode.ToLower(lookalikeRune(r))
 		switch r {
 		case 'i', '1', '|', 'ı':
 			r = 'l'
@@ -83,6 +80,51 @@ func Lookalike(name string) string {
 		key.WriteRune(r)
 	}
 	return strings.NewReplacer("rn", "m", "vv", "w").Replace(key.String())
+}
+
+// lookalikeRune returns the Latin letter r passes for, or r: by the table
+// of other scripts' letters (confusables), in either case (a Cherokee
+// small letter is its capital's look-alike too: the table has only the
+// capitals), and, for a Latin letter beyond ASCII, by its Unicode name:
+// a small capital, a dotless or script form, or a letter with a hook,
+// stroke or other mark the letter keeps ("LATIN LETTER SMALL CAPITAL N",
+// "LATIN SMALL LETTER DOTLESS J"), a sixth red team's names.
+func lookalikeRune(r rune) rune {
+	for _, c := range [...]rune{r, unicode.ToUpper(r), unicode.ToLower(r)} {
+		if l, ok := confusables[c]; ok {
+			return l
+		}
+	}
+	if r >= utf8.RuneSelf && unicode.Is(unicode.Latin, r) {
+		if l, ok := latinBase(runenames.Name(r)); ok {
+			return l
+		}
+	}
+	return r
+}
+
+// latinBase reads the ASCII letter a Latin letter's Unicode name says it
+// is a form of: "LATIN [SMALL |CAPITAL ]LETTER [SMALL CAPITAL |DOTLESS |
+// SCRIPT ]X[ WITH ...]". Other forms (turned, reversed, open, long...)
+// look like other letters, or like none.
+func latinBase(name string) (rune, bool) {
+	rest, ok := strings.CutPrefix(name, "LATIN ")
+	if !ok {
+		return 0, false
+	}
+	for _, p := range []string{"SMALL ", "CAPITAL "} {
+		rest = strings.TrimPrefix(rest, p)
+	}
+	if rest, ok = strings.CutPrefix(rest, "LETTER "); !ok {
+		return 0, false
+	}
+	for _, p := range []string{"SMALL CAPITAL ", "DOTLESS ", "SCRIPT "} {
+		rest = strings.TrimPrefix(rest, p)
+	}
+	if len(rest) == 0 || rest[0] < 'A' || rest[0] > 'Z' || len(rest) > 1 && !strings.HasPrefix(rest[1:], " WITH ") {
+		return 0, false
+	}
+	return rune(rest[0]) + 'a' - 'A', true
 }
 
 // confusables maps letters of Greek and Cyrillic (and a few others) to

@@ -68,11 +68,19 @@ func TestLookalike(t *testing.T) {
 		{"ali  ce", "ali ce"},   // HTML shows two spaces as one
 		{"ﬁona", "fiona"},       // a ligature
 		{"\u212Aate", "kate"},   // KELVIN SIGN
+		// A sixth red team's, unflagged before: Latin letters beyond the
+		// table (found by their Unicode names), and a Cherokee small
+		// letter whose capital the table has.
+		{"ȷohn", "john"},   // LATIN SMALL LETTER DOTLESS J
+		{"keviɴ", "kevin"}, // LATIN LETTER SMALL CAPITAL N
+		{"ʟee", "lee"},     // LATIN LETTER SMALL CAPITAL L
+		{"ꮯarl", "carl"},   // CHEROKEE SMALL LETTER TLI
+		{"ɗan", "dan"},     // LATIN SMALL LETTER D WITH HOOK
 	}
 	for _, p := range alike {
 		assert.Equal(t, report.Lookalike(p[0]), report.Lookalike(p[1]), "%q and %q", p[0], p[1])
 	}
-	unlike := [][2]string{{"alice", "bob"}, {"李雷", "王芳"}, {"ann", "anne"}, {"correct", `correct\x20`}, {"Zoë", "Zoe-2"}}
+	unlike := [][2]string{{"alice", "bob"}, {"李雷", "王芳"}, {"ann", "anne"}, {"correct", `correct\x20`}, {"Zoë", "Zoe-2"}, {"ɐnn", "ann"}, {"Øyvind", "Eyvind"}}
 	for _, p := range unlike {
 		assert.NotEqual(t, report.Lookalike(p[0]), report.Lookalike(p[1]), "%q and %q", p[0], p[1])
 	}
