@@ -447,6 +447,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	defer v.forgetFilesFrom(v.fset.Base())
 	learner := map[string]*ast.File{}
 	unparsed := false
 	for _, name := range names {
@@ -507,6 +508,25 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		out = append(out, p)
 	}
 	return settle(out), nil
+}
+
+// forgetFilesFrom removes from the vetter's file set the files added at
+// base or after: a vetting's, whose problems hold their positions
+// already. A Remote's child vets submission after submission, and kept
+// every file's line table before (a sixth red team's refused files of
+// 256 KiB of newlines left 4.4 MB each behind, until the child ran out of
+// memory on the file vetted next, an honest one maybe).
+func (v *Vetter) forgetFilesFrom(base int) {
+	var added []*token.File
+	v.fset.Iterate(func(f *token.File) bool {
+		if f.Base() >= base {
+			added = append(added, f)
+		}
+		return true
+	})
+	for _, f := range added {
+		v.fset.RemoveFile(f)
+	}
 }
 
 // check type-checks the reference package with the learner's files in

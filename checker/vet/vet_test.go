@@ -759,3 +759,30 @@ func TestStylesPass(t *testing.T) {
 		}
 	}
 }
+
+// TestVettingForgetsItsFiles: a vetting leaves nothing of the files it
+// read in the vetter, which a Remote's child keeps from submission to
+// submission: a sixth red team's refused files of 256 KiB of newlines
+// left 4.4 MB each behind (their line tables), until the child ran out of
+// memory on the file vetted next.
+func TestVettingForgetsItsFiles(t *testing.T) {
+	v, err := New(courseConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		n := 0
+		v.fset.Iterate(func(*token.File) bool { n++; return true })
+		return n
+	}
+	before := count()
+	newlines := strings.Repeat("\n", MaxFileSize-100)
+	for _, src := range []string{ref(t, "runq.go"), "package sched\n" + newlines + "func broken( {", "package sched\n" + newlines} {
+		if _, err := v.Sources(map[string][]byte{"runq.go": []byte(src)}); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n != before {
+			t.Fatalf("the vetter's file set holds %d files after a vetting, want the %d of the reference it held before", n, before)
+		}
+	}
+}
