@@ -56,6 +56,7 @@ var crashPrefixes = regexp.MustCompile(`^(?:` + strings.Join([]string{
 var kataReasons = regexp.MustCompile(`^(?:` + strings.Join([]string{
 	`used more than \d+ MiB of memory`,
 	`printed more than \d+ MiB`,
+	`printed more than the \d+ MiB a lesson's runs may print together \(its earlier runs had printed \d+ KiB of it\); stopped$`,
 	`not run: `,
 	`did not run$`,
 	`failed$`,
