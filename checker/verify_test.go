@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -114,6 +115,27 @@ func writeHints(t *testing.T, l *lessons.Lesson, verdicts []Verdict) {
 	}
 }
 
+// lesson01With is lesson 01 with only the tests named, in its order, and
+// no alternates.
+func lesson01With(t *testing.T, names ...string) lessons.Lesson {
+	t.Helper()
+	l, err := lessons.Default.Lookup("01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ll := *l
+	ll.Alternates, ll.Tests = nil, nil
+	for _, tt := range l.Tests {
+		if slices.Contains(names, tt.Name) {
+			ll.Tests = append(ll.Tests, tt)
+		}
+	}
+	if len(ll.Tests) != len(names) {
+		t.Fatalf("lesson 01 has %d of %q, want all", len(ll.Tests), names)
+	}
+	return ll
+}
+
 // TestVerifyRefusesAMutantThatDoesNotCompile: a mutant fails the lesson
 // either way, but one that does not compile tests nothing, so verify calls
 // its verdict wrong rather than count it as caught. Beside it, a "mutant"
@@ -125,25 +147,11 @@ func TestVerifyRefusesAMutantThatDoesNotCompile(t *testing.T) {
 		t.Skip("grades the reference and the skeleton of lesson 01 too")
 	}
 	c := sharedChecker(t)
-	l, err := lessons.Default.Lookup("01")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ll := *l
-	ll.Alternates = nil
 	// Two quick tests are enough to tell a caught mutant, one that does not
 	// compile and one that changes nothing, and a grading stopped at its
 	// first failure (the second test then does not run): the lesson's
 	// other tests would only make each grading longer.
-	ll.Tests = nil
-	for _, tt := range l.Tests {
-		if tt.Name == "TestL01FIFO" || tt.Name == "TestL01WrapAround" {
-			ll.Tests = append(ll.Tests, tt)
-		}
-	}
-	if len(ll.Tests) != 2 {
-		t.Fatalf("lesson 01 has %d of TestL01FIFO and TestL01WrapAround, want both", len(ll.Tests))
-	}
+	ll := lesson01With(t, "TestL01FIFO", "TestL01WrapAround")
 	ll.Mutants = fstest.MapFS{
 		"unused-variable.txt": {Data: []byte("# an unused variable: the compiler refuses it\n=== runq.go\n<<<<<<<\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n=======\n\tunused := 0\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n>>>>>>>\n")},
 		"changes-nothing.txt": {Data: []byte("# a comment: the reference, graded as a mutant\n=== runq.go\n<<<<<<<\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n=======\n\t// nothing changed\n\tif !pp.runqhead.CompareAndSwap(h, h+n) { // cas-release, commits consume\n>>>>>>>\n")},
@@ -194,22 +202,7 @@ func TestVerifyHints(t *testing.T) {
 		t.Skip("grades the reference and the skeleton of lesson 01 too")
 	}
 	c := sharedChecker(t)
-	l, err := lessons.Default.Lookup("01")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ll := *l
-	ll.Alternates = nil
-	ll.Tests = nil
-	for _, tt := range l.Tests {
-		switch tt.Name {
-		case "TestL01FIFO", "TestL01WrapAround", "TestL01DrainEdges": // the last passes on a LIFO ring
-			ll.Tests = append(ll.Tests, tt)
-		}
-	}
-	if len(ll.Tests) != 3 {
-		t.Fatalf("lesson 01 has %d of TestL01FIFO, TestL01WrapAround and TestL01DrainEdges, want all three", len(ll.Tests))
-	}
+	ll := lesson01With(t, "TestL01FIFO", "TestL01WrapAround", "TestL01DrainEdges") // the last passes on a LIFO ring
 	lifo := "=== runq.go\n<<<<<<<\n\t\tgp := pp.runq[h%uint32(len(pp.runq))].Load()\n=======\n\t\tgp := pp.runq[(t-1)%uint32(len(pp.runq))].Load()\n>>>>>>>\n"
 	ll.Mutants = fstest.MapFS{
 		"hinted.txt": {Data: []byte("# runqget takes the newest G\n# caught by: TestL01WrapAround\n" + lifo)},

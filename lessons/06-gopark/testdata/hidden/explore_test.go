@@ -140,17 +140,20 @@ func (w *l06ParkWorld) send(im l06Impl) {
 	}
 }
 
-// queuedOn says where G 1 is queued ("" if nowhere), reading past the
-// scheduling points.
-func (w *l06ParkWorld) queuedOn() string {
+// queuedOn says where G 1 is queued ("" if nowhere).
+func (w *l06ParkWorld) queuedOn() string { return l06QueuedOn(w.sched, w.g1) }
+
+// l06QueuedOn says where gp is queued ("P0's runnext and P1's ring", ""
+// if nowhere), reading past the scheduling points.
+func l06QueuedOn(sched *schedt, gp *g) string {
 	var at []string
-	for _, pp := range w.sched.allp {
-		if (*atomic.Pointer[g])(&pp.runnext).Load() == w.g1 {
+	for _, pp := range sched.allp {
+		if (*atomic.Pointer[g])(&pp.runnext).Load() == gp {
 			at = append(at, fmt.Sprintf("P%d's runnext", pp.id))
 		}
 		h, t := (*atomic.Uint32)(&pp.runqhead).Load(), (*atomic.Uint32)(&pp.runqtail).Load()
 		for i := h; i != t; i++ {
-			if (*atomic.Pointer[g])(&pp.runq[i%uint32(len(pp.runq))]).Load() == w.g1 {
+			if (*atomic.Pointer[g])(&pp.runq[i%uint32(len(pp.runq))]).Load() == gp {
 				at = append(at, fmt.Sprintf("P%d's ring", pp.id))
 			}
 		}
@@ -252,20 +255,8 @@ func l06NewDoubleReadyWorld(im l06Impl) kitStart {
 }
 
 func (w *l06DoubleReadyWorld) final() (key, problem string) {
-	var at []string
-	for _, pp := range w.sched.allp {
-		if (*atomic.Pointer[g])(&pp.runnext).Load() == w.gp {
-			at = append(at, fmt.Sprintf("P%d's runnext", pp.id))
-		}
-		h, t := (*atomic.Uint32)(&pp.runqhead).Load(), (*atomic.Uint32)(&pp.runqtail).Load()
-		for i := h; i != t; i++ {
-			if (*atomic.Pointer[g])(&pp.runq[i%uint32(len(pp.runq))]).Load() == w.gp {
-				at = append(at, fmt.Sprintf("P%d's ring", pp.id))
-			}
-		}
-	}
-	where := strings.Join(at, " and ")
-	if len(at) > 1 {
+	where := l06QueuedOn(w.sched, w.gp)
+	if strings.Contains(where, " and ") {
 		return "", fmt.Sprintf("G 5 is queued twice (%s), and would run twice: both readies passed the check that it was _Gwaiting before either changed it. "+
 			"Change the status from _Gwaiting to _Grunnable in one atomic step (casgstatus, which panics when the status is not the one expected): then the second ready panics, having changed nothing", where)
 	}
