@@ -8,6 +8,7 @@ package sched
 // the test reports it once the Runtime has finished.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -484,12 +485,17 @@ func TestL06DeadlockReported(t *testing.T) {
 	var mu Mutex
 	var wg WaitGroup
 	wg.Add(1)
+	// Each G notes its ID: a G's ID comes from its creator's P's batch of
+	// IDs, and the creator may move to another P between two of its Go
+	// calls (under load it did: 1, 2, 3, 18, 19).
+	var ids [5]atomic.Int64
 	err := kitRun(t, Config{Procs: 4}, 20*time.Second, func(gp *G) {
+		ids[0].Store(gp.ID())
 		mu.Lock(gp)
-		gp.Go(func(g *G) { ch.Recv(g) })
-		gp.Go(func(g *G) { mu.Lock(g) })
-		gp.Go(func(g *G) { wg.Wait(g) })
-		gp.Go(func(g *G) { g.Park(nil) })
+		gp.Go(func(g *G) { ids[1].Store(g.ID()); ch.Recv(g) })
+		gp.Go(func(g *G) { ids[2].Store(g.ID()); mu.Lock(g) })
+		gp.Go(func(g *G) { ids[3].Store(g.ID()); wg.Wait(g) })
+		gp.Go(func(g *G) { ids[4].Store(g.ID()); g.Park(nil) })
 		ch2.Send(gp, 1)
 	})
 	var de *DeadlockError
@@ -499,7 +505,8 @@ func TestL06DeadlockReported(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "all goroutines are asleep - deadlock!") {
 		t.Fatalf("the deadlock error says %q, want it to start with %q", err.Error(), "all goroutines are asleep - deadlock!")
 	}
-	want := []WaitingG{{1, "chan send"}, {2, "chan receive"}, {3, "sync.Mutex.Lock"}, {4, "sync.WaitGroup.Wait"}, {5, "park"}}
+	want := []WaitingG{{ids[0].Load(), "chan send"}, {ids[1].Load(), "chan receive"}, {ids[2].Load(), "sync.Mutex.Lock"}, {ids[3].Load(), "sync.WaitGroup.Wait"}, {ids[4].Load(), "park"}}
+	slices.SortFunc(want, func(a, b WaitingG) int { return cmp.Compare(a.ID, b.ID) })
 	// Compared as values: a lesson file's String method on WaitingG (or a
 	// Format) would make their printed forms equal.
 	if !slices.Equal(de.Waiting, want) {
