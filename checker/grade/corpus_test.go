@@ -170,6 +170,15 @@ func hostiles() []hostile {
 				return one("spinning.go", src)
 			},
 			want: refused(`spinning\.go:\d+:21: iter\.Pull runs code on a goroutine or coroutine of its own, .*$`)},
+		// The seventh red team's: the hidden tests' copy of the reference's
+		// function, called through an interface of the file's own; a file
+		// with no queue logic scored 100.
+		{name: "test-copy-through-interface", lesson: "03-globrunqget",
+			files: func(t testing.TB) map[string][]byte {
+				src := edit(t, ref(t, "globrunq.go"), "func (sched *schedt) globrunqget() *g {", "func (sched *schedt) globrunqget() *g {\n\treturn any(sched).(interface{ ref_globrunqget() *g }).ref_globrunqget()\n}\n\nfunc (sched *schedt) globrunqgetUnused() *g {")
+				return one("globrunq.go", src)
+			},
+			want: refused(`globrunq\.go:\d+:\d+: declares an interface method ref_globrunqget, as kata's tests declare on the reference's types .*$`)},
 		{name: "string-method", lesson: "06-gopark",
 			files: func(t testing.TB) map[string][]byte {
 				src := edit(t, ref(t, "park.go"), "\tgp.waitreason = reason\n", "\tgp.waitreason = waitReason(0)\n")

@@ -34,7 +34,10 @@
 //     declare them, and a name that resolves to nothing and is one the
 //     tests declare (or starts with kata) is refused; so is a method the
 //     tests declare on a reference type, and a built-in a test declares
-//     again (in the graded package the name is the test's).
+//     again (in the graded package the name is the test's); and an
+//     interface method named as a method the tests declare (a type
+//     assertion would call the test's: a red team called the hidden
+//     tests' copies of the reference's functions that way).
 //  6. Declares a name that starts with "kata" followed by anything but a
 //     lower-case letter (kataVerdicts, kataTest_TestL01FIFO): those are
 //     the harness's. Or declares at package level a name Go predeclares
@@ -108,7 +111,9 @@
 //     knows and lets any other goroutine's operations through: a sixth
 //     red team did a lesson function's work on a goroutine of its own and
 //     waited for it, so that each call was one indivisible step to the
-//     interleaving tests, and a racy ring scored as a correct one.
+//     interleaving tests, and a racy ring scored as a correct one. An
+//     interface method named as a spawner method (Go) is refused too: an
+//     assertion on a WaitGroup would call it.
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //

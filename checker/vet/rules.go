@@ -324,6 +324,18 @@ func (c *fileCheck) goStatements() {
 
 func (c *fileCheck) goroutines() {
 	c.goStatements()
+	// A method spawner called through an interface of the file's own
+	// (interface{ Go(func()) } asserted on a *sync.WaitGroup): no use of
+	// the method to see, so the interface's method is refused by name.
+	for _, fn := range c.interfaceMethods() {
+		for pkg, names := range spawners {
+			for _, name := range names {
+				if _, method, ok := strings.Cut(name, "."); ok && fn.Name() == method {
+					c.report(fn.Pos(), RuleGoroutine, "declares an interface method %s, as %s.%s, which runs code on a goroutine of its own (an assertion would call it): rename it", method, pkg, name)
+				}
+			}
+		}
+	}
 	ast.Inspect(c.f, func(n ast.Node) bool {
 		id, ok := n.(*ast.Ident)
 		if !ok {
@@ -334,6 +346,40 @@ func (c *fileCheck) goroutines() {
 		}
 		return true
 	})
+}
+
+// testInterfaces: rule 5 for methods reached by a type assertion. An
+// interface of the file's with a method the hidden tests declare on a
+// reference type (the reference's copies they are compared with,
+// ref_globrunqget...) would call it: a seventh red team's lesson 03 file
+// with no queue logic scored 100 that way.
+func (c *fileCheck) testInterfaces() {
+	for _, fn := range c.interfaceMethods() {
+		if c.v.testMethods[fn.Name()] {
+			c.report(fn.Pos(), RuleTestOnly, "declares an interface method %s, as kata's tests declare on the reference's types (an assertion would call theirs): rename it", fn.Name())
+		}
+	}
+}
+
+// interfaceMethods returns the methods of the interfaces the file
+// declares, in the file's order.
+func (c *fileCheck) interfaceMethods() []*types.Func {
+	var out []*types.Func
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		it, ok := n.(*ast.InterfaceType)
+		if !ok {
+			return true
+		}
+		for _, field := range it.Methods.List {
+			for _, name := range field.Names {
+				if fn, ok := c.info.Defs[name].(*types.Func); ok {
+					out = append(out, fn)
+				}
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // spawner reports whether obj is one of spawners, and its name

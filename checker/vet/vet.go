@@ -493,6 +493,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.inits()
 		c.directives()
 		c.names()
+		c.testInterfaces()
 		c.predeclared()
 		c.initializers()
 		c.unsafe()

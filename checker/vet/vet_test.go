@@ -351,6 +351,13 @@ func gopark(`)
 		{name: "a WaitGroup's Go", file: "runq.go", src: at(putTail, "\tvar wg sync.WaitGroup\n\twg.Go(func() {})\n\twg.Wait()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) }),
 			want: []string{"goroutine:sync.WaitGroup.Go runs code"}},
 		{name: "a WaitGroup without Go", file: "runq.go", src: at(putTail, "\tvar wg sync.WaitGroup\n\twg.Add(1)\n\twg.Done()\n\twg.Wait()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) })},
+		// A seventh red team's: the same spawner, and the hidden tests'
+		// copies of the reference's functions, called through an
+		// interface of the file's (no use of the method to see).
+		{name: "a WaitGroup's Go through an interface", file: "runq.go", src: at(putTail, "\tvar wg sync.WaitGroup\n\tvar spawn interface{ Go(func()) } = &wg\n\tspawn.Go(func() {})\n\twg.Wait()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) }),
+			want: []string{"goroutine:declares an interface method Go, as sync.WaitGroup.Go"}},
+		{name: "a test's copy of the reference called through an interface", file: "runq.go", src: at(putTail, "\tany(pp.sched).(interface{ ref_globrunqget() *g }).ref_globrunqget()")(runq),
+			want: []string{"test-only:declares an interface method ref_globrunqget, as kata's tests declare on the reference's types"}},
 		// A red team's: 214 MB of literal in the grader's build cache.
 		{name: "a 200 MiB literal", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar ballast = [200 << 20]byte{200<<20 - 1: 1}\n\nfunc runqputtail(")
