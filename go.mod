@@ -16,6 +16,8 @@ require (
 	golang.org/x/text v0.28.0 // Unicode normalization (NFC, NFKC) for telling look-alike student names apart (checker/report/names.go)
 )
 
+require github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
+
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/dlclark/regexp2/v2 v2.2.1 // indirect

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	uts39 "github.com/mtibben/confusables"
 	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/unicode/runenames"
 )
@@ -49,14 +50,15 @@ func Name(s string) string {
 // "w"). It errs on the side of merging: two names that merely resemble
 // each other share it too, and are then only flagged for a look.
 //
-// It is a key, not a display: it does not catch every confusable of
-// Unicode's tables (UTS #39), only the Greek, Cyrillic, Armenian and
-// Cherokee ones a class is likely to meet (confusables), and the Latin
-// letters whose names say which ASCII letter they are a form of
-// (lookalikeRune).
+// It starts from Unicode's own confusables (UTS #39's skeleton, whose
+// table maps the look-alikes of every script, Lisu's and Coptic's
+// included: a seventh red team's "ꓓana" and "bⲟb"), then adds what that
+// table leaves out: case, the Latin letters whose names say which ASCII
+// letter they are a form of (small capitals, dotless letters: not in
+// UTS #39), and the merges above. It is a key, not a display.
 func Lookalike(name string) string {
 	var b strings.Builder
-	for _, r := range norm.NFKD.String(name) {
+	for _, r := range norm.NFKD.String(uts39.Skeleton(name)) {
 		if unicode.Is(unicode.M, r) || hiddenRune(r) {
 			continue
 		}

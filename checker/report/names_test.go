@@ -76,6 +76,9 @@ func TestLookalike(t *testing.T) {
 		{"ʟee", "lee"},     // LATIN LETTER SMALL CAPITAL L
 		{"ꮯarl", "carl"},   // CHEROKEE SMALL LETTER TLI
 		{"ɗan", "dan"},     // LATIN SMALL LETTER D WITH HOOK
+		// A seventh red team's: scripts beyond the hand-made table.
+		{"ꓓana", "dana"}, // LISU LETTER DA
+		{"bⲟb", "bob"},   // COPTIC SMALL LETTER O
 	}
 	for _, p := range alike {
 		assert.Equal(t, report.Lookalike(p[0]), report.Lookalike(p[1]), "%q and %q", p[0], p[1])
