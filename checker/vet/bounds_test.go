@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -104,6 +105,50 @@ func TestSizeLimit(t *testing.T) {
 	}
 	if len(probs) != 1 || probs[0].Rule != "size" {
 		t.Fatalf("a file of 256 MiB: %q, want one problem of rule size", probs)
+	}
+}
+
+// TestConstantStringsAreMeasuredNotBuilt: a constant doubled forty
+// times, and used without len (which would make the type checker build
+// it), costs the type checker nothing, and the vetter measures it from
+// its parts without building it either: it is refused as past the data
+// budget, in the vetter's own process, allocating about what an honest
+// file does (a seventh red team's made the vetter build 550 MiB). A
+// conversion and a group's repeated expression are measured the same way.
+func TestConstantStringsAreMeasuredNotBuilt(t *testing.T) {
+	v := courseVetter(t)
+	allocated := func(src string) (uint64, []Problem) {
+		t.Helper()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		probs, err := v.Sources(map[string][]byte{"runq.go": []byte(src)})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return after.TotalAlloc - before.TotalAlloc, probs
+	}
+	honest, probs := allocated(ref(t, "runq.go"))
+	if len(probs) != 0 {
+		t.Fatalf("the reference's runq.go: %v", probs)
+	}
+	doubled := "const s0 = \"xxxxxxxx\"\n"
+	for i := 1; i <= 40; i++ {
+		doubled += fmt.Sprintf("const s%d = s%d + (s%d)\n", i, i-1, i-1)
+	}
+	for name, decls := range map[string]string{
+		"doubled":               doubled + "var blob = s40\n",
+		"converted":             doubled + "type name string\n\nconst named = name(s40)\n\nvar blob = named\n",
+		"repeated in its group": doubled + "const (\n\tg0 = s40 + \"\"\n\tg1\n)\n\nvar blob = g1\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			bytes, probs := allocated(edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail("))
+			wantProblems(t, probs, "runq.go", []string{"large:a constant string of 1.0 MiB brings the data this file spells past 1 MiB"})
+			if bytes > 2*honest+(16<<20) {
+				t.Errorf("vetting it allocated %d MiB, the honest file %d MiB: the constant was built", bytes>>20, honest>>20)
+			}
+		})
 	}
 }
 

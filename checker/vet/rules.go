@@ -561,6 +561,11 @@ type dataBudget struct {
 	c     *fileCheck
 	total int64 // the bytes counted so far
 	spent bool  // past maxValueSize: reported once
+
+	// The file's own constants: the expression each is declared with, and
+	// its length once worked out (see stringLen).
+	constExprs map[*types.Const]ast.Expr
+	constLens  map[*types.Const]int64
 }
 
 // add counts n bytes of what, at pos.
@@ -572,6 +577,83 @@ func (b *dataBudget) add(pos token.Pos, n int64, what string) {
 		b.spent = true
 		b.c.report(pos, RuleLarge, "%s brings the data this file spells past %d MiB: a lesson file needs nothing that large", what, maxValueSize>>20)
 	}
+}
+
+// stringLen is the length of e, a constant string, worked out from its
+// parts: go/constant keeps a sum of strings as its parts and joins them
+// only when asked for the value, so a file that doubles a constant thirty
+// times costs the type checker nothing, and would cost the vetter 2^30
+// bytes if it asked (a seventh red team's 40 lines took 550 MiB so). Each
+// constant the file declares is measured once; a length past the budget
+// is counted as just past it. Anything else is short, or not the file's:
+// its value is asked for.
+func (b *dataBudget) stringLen(e ast.Expr) int64 {
+	info := b.c.info
+	switch x := ast.Unparen(e).(type) {
+	case *ast.BinaryExpr:
+		if x.Op == token.ADD {
+			return min(b.stringLen(x.X)+b.stringLen(x.Y), maxValueSize+1)
+		}
+	case *ast.Ident:
+		if k, ok := info.Uses[x].(*types.Const); ok {
+			if n, ok := b.constLen(k); ok {
+				return n
+			}
+		}
+	case *ast.SelectorExpr: // pkg.Name: no package the file imports is the file's
+	case *ast.CallExpr: // a conversion to a string type
+		if len(x.Args) == 1 {
+			if tv := info.Types[x.Args[0]]; tv.Value != nil && tv.Value.Kind() == constant.String {
+				return b.stringLen(x.Args[0])
+			}
+		}
+	}
+	return int64(len(constant.StringVal(info.Types[e].Value)))
+}
+
+// constLen is the length of k's value if the file declares k, from the
+// expression it declares it with.
+func (b *dataBudget) constLen(k *types.Const) (int64, bool) {
+	if b.constExprs == nil {
+		b.constExprs, b.constLens = b.c.constExprs(), map[*types.Const]int64{}
+	}
+	x, ok := b.constExprs[k]
+	if !ok {
+		return 0, false
+	}
+	if n, ok := b.constLens[k]; ok {
+		return n, true
+	}
+	b.constLens[k] = 0 // a cycle is a type error: it never gets this far
+	n := b.stringLen(x)
+	b.constLens[k] = n
+	return n, true
+}
+
+// constExprs is the expression each string constant of the file is
+// declared with (in a group, a name without one repeats the last).
+func (c *fileCheck) constExprs() map[*types.Const]ast.Expr {
+	exprs := map[*types.Const]ast.Expr{}
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		d, ok := n.(*ast.GenDecl)
+		if !ok || d.Tok != token.CONST {
+			return true
+		}
+		var last []ast.Expr
+		for _, spec := range d.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if len(vs.Values) > 0 {
+				last = vs.Values
+			}
+			for i, name := range vs.Names {
+				if k, ok := c.info.Defs[name].(*types.Const); ok && i < len(last) && k.Val().Kind() == constant.String {
+					exprs[k] = last[i]
+				}
+			}
+		}
+		return true
+	})
+	return exprs
 }
 
 // array refuses n if it is an array type too large by itself; it says
@@ -607,8 +689,8 @@ func (b *dataBudget) visit(n ast.Node, inLiteral bool) bool {
 		return true
 	}
 	if tv.Value != nil && tv.Value.Kind() == constant.String {
-		str := constant.StringVal(tv.Value)
-		b.add(e.Pos(), int64(len(str)), "a constant string of "+byteCount(len(str)))
+		n := b.stringLen(e)
+		b.add(e.Pos(), n, "a constant string of "+byteCount(n))
 		return false
 	}
 	switch e.(type) {
@@ -710,7 +792,7 @@ func (c *fileCheck) sizeOf(t types.Type) int64 {
 }
 
 // byteCount says n bytes in KiB or MiB once that is shorter.
-func byteCount(n int) string {
+func byteCount(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
