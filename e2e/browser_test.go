@@ -443,7 +443,8 @@ func TestCitationNotesInBrowser(t *testing.T) {
 // reader sees it: on its page, visible, drawn at nearly full size, every
 // text inside the picture and inside its box, no two texts on top of each
 // other; a race figure's two timelines side by side on the desktop, one
-// under the other on the phone.
+// under the other on the phone. A figure in a spoiler (<details>) is
+// judged opened.
 func TestFiguresInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
@@ -476,6 +477,8 @@ func TestFiguresInBrowser(t *testing.T) {
 			}
 			b.do(t, "open "+p.page+" on a "+screen.name, view,
 				chromedp.Navigate("file://"+filepath.ToSlash(filepath.Join(dir, p.page))),
+				// A figure in a spoiler is judged as a reader who opens it sees it.
+				chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details").forEach(d => d.open = true)`),
 				chromedp.WaitVisible(chromedp.CSS("figure.figure-figure svg.figure")))
 			ids := eval[[]string](t, b, `[...document.querySelectorAll("figure.figure-figure")].map(f => f.id)`)
 			var want []string

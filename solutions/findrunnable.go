@@ -12,10 +12,11 @@ package sched
 //  4. the global queue, a batch;
 //  5. steal from other Ps, if spinning is allowed (spinning.go): four passes
 //     over all Ps in a random coprime order, runnext only on the last;
-//  6. give up: re-check the global queue under the lock, release the P,
-//     stop spinning and re-check the global queue and every run queue (a G
-//     may have been readied by someone who saw us spinning and so did not
-//     wake anyone), wait for the next timer or park the M.
+//  6. give up: re-check the global queue under the lock, release the P;
+//     if spinning, stop spinning and look at the global queue and every run
+//     queue one last time, in the order that loses no G (a G may have been
+//     readied by someone who saw us spinning and so did not wake anyone);
+//     wait for the next timer or park the M.
 
 // stealTries is the number of passes stealWork makes over all Ps.
 const stealTries = 4

@@ -13,8 +13,9 @@ package sched
 //     spinning M only if there is an idle P and nobody is spinning yet;
 //   - a spinning M that finds work stops spinning and calls wakep itself
 //     (resetspinning), so that one spinner hands over to the next while
-//     there is more work. A spinning M that finds nothing must drop
-//     nmspinning *before* its last look at the queues (findRunnable).
+//     there is more work. A spinning M that finds nothing must make sure,
+//     before it sleeps, that no G was queued for it to find while it was
+//     counted (findRunnable).
 //
 // nmspinning counts spinning Ms. It never goes negative; there is no other
 // bound on it (see the book's invariants appendix).
@@ -104,10 +105,11 @@ func wakep(sched *schedt) {
 	startm(sched, pp, true, false)
 }
 
-// checkRunqsNoP is the last look of an M that has just stopped spinning and
-// released its P: if any non-idle P has work, take an idle P (to go back to
-// spinning with) and return it. Without this look, work submitted while we
-// were dropping nmspinning would wait for someone else to come along.
+// checkRunqsNoP is the last look at the other Ps' queues of an M that was
+// spinning and has released its P: if any non-idle P has work, take an idle
+// P (to go back to spinning with) and return it. Without this look, work
+// submitted while the M was counted as spinning would wait for someone else
+// to come along.
 //
 // Mirrors checkRunqsNoP (proc.go:3902). Executed by an M with no P.
 func checkRunqsNoP(sched *schedt, allpSnapshot []*p, idlepMaskSnapshot pMask) *p {
