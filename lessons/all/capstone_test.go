@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/gmp-kata/gmp-kata/checker"
-	"github.com/gmp-kata/gmp-kata/internal/longtest"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -33,11 +32,10 @@ import (
 // run that loses points grades the reference (if it loses points too,
 // nothing here means anything: the self-check, TestVerify in package
 // checker, grades it lesson by lesson) and each of its alternates alone,
-// with the reference's other files, to say whose file it is. With KATA_LONG=1
-// (package longtest) every alternate is also graded alone. Each run
-// grades the whole course under the race detector, so this is skipped
-// under -short. Run one lesson's alternates alone with
-// KATA_LONG=1 go test -run 'TestCapstoneAcceptsAlternates/alone/02-runnext'.
+// with the reference's other files, to say whose file it is. Each
+// alternate alone in its own lesson, as a learner's check grades it, is
+// TestVerify's (package checker) with KATA_LONG=1. Each run grades the
+// whole course under the race detector, so this is skipped under -short.
 func TestCapstoneAcceptsAlternates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades the whole course at least three times; run without -short")
@@ -91,17 +89,6 @@ func TestCapstoneAcceptsAlternates(t *testing.T) {
 			}
 		})
 	}
-	t.Run("alone", func(t *testing.T) {
-		longtest.Skip(t, "grades the whole course once per alternate, each alone (the runs of them together above grade every one)")
-		for _, round := range rounds {
-			for _, a := range round {
-				t.Run(a.lesson.ID+"/"+a.name, func(t *testing.T) {
-					t.Parallel() // as the rounds: a grade mostly waits on its test binary
-					grade(t, a.String(), a.files)
-				})
-			}
-		}
-	})
 }
 
 // capstoneFullMarks grades files in the capstone and reports whether they
