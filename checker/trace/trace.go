@@ -42,8 +42,10 @@ type Run struct {
 	// the runtime's "all goroutines are asleep - deadlock!" with the
 	// waiting Gs, a G's panic "panic in G N: value".
 	WaitErr string
-	// Deadlock says that Wait reported a deadlock (checkdead).
+	// Deadlock says that Wait reported a deadlock (checkdead), and
+	// Waiting which Gs it found blocked, with what each waits for.
 	Deadlock bool
+	Waiting  []sched.WaitingG
 	// Crashed says that the program died before Wait returned (a panic
 	// in an M's scheduling loop, say): Events are those it wrote before
 	// (none if it died within a few milliseconds), and the last few
@@ -249,7 +251,7 @@ func (p *Program) crashed(run *Run, stdout *program.CappedBuffer, stderr string,
 // with it for the scenario, if anything.
 func (p *Program) judge(run *Run, res *traceResult) error {
 	s := p.s
-	run.WaitErr, run.Deadlock = res.Err, res.Deadlock
+	run.WaitErr, run.Deadlock, run.Waiting = res.Err, res.Deadlock, res.Waiting
 	switch {
 	case res.Panic != "":
 		lines := append([]string{fmt.Sprintf("panic in G %d: %s", res.PanicG, res.Panic), ""}, strings.Split(res.Stack, "\n")...)
@@ -281,6 +283,8 @@ type traceResult struct {
 	PanicG   int64  `json:"panic_g"`
 	Panic    string `json:"panic"`
 	Stack    string `json:"stack"`
+	// Waiting is checkdead's list of the blocked Gs, with a deadlock.
+	Waiting []sched.WaitingG `json:"waiting"`
 }
 
 // build builds the trace program with files over the reference's, in tmp.

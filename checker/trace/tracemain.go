@@ -28,6 +28,7 @@ type result struct {
 	PanicG   int64  ` + "`json:\"panic_g\"`" + `
 	Panic    string ` + "`json:\"panic\"`" + `
 	Stack    string ` + "`json:\"stack\"`" + `
+	Waiting  []sched.WaitingG ` + "`json:\"waiting\"`" + `
 }
 
 func main() {
@@ -62,7 +63,7 @@ func main() {
 		var pe *sched.PanicError
 		switch {
 		case errors.As(werr, &de):
-			res.Deadlock = true
+			res.Deadlock, res.Waiting = true, de.Waiting
 		case errors.As(werr, &pe):
 			res.PanicG, res.Panic, res.Stack = pe.G, fmt.Sprint(pe.Value), string(pe.Stack)
 			res.Err = fmt.Sprintf("panic in G %d: %v", pe.G, pe.Value)

@@ -424,7 +424,12 @@ func (ps *programSide) run(c *cli.Context, o traceOptions, i int) error {
 		return traceError(o.s, err)
 	}
 	r := &scenario.Result{Scenario: o.s, Procs: run.Procs, Seed: run.Seed, Events: run.Events}
-	if run.WaitErr != "" {
+	switch {
+	case run.Deadlock:
+		// As the reference's run in kata's own process would return it:
+		// the story of the deadlock scenario reads checkdead's list.
+		r.Err = &sched.DeadlockError{Waiting: run.Waiting}
+	case run.WaitErr != "":
 		r.Err = errors.New(run.WaitErr)
 	}
 	if err != nil {

@@ -100,6 +100,22 @@ func TestTraceVerdictFailsALossyRunq(t *testing.T) {
 	require.NotContains(t, out, "FAIL")
 }
 
+// TestTraceOwnFilesTellEveryStory: every scenario, run on a learner's
+// workspace that holds the reference's own runq.go, passes as the
+// reference does: what a scenario judges comes out of the learner's
+// program whole (a blind set's right files failed the deadlock scenario,
+// and so did the reference's file: its run came back with checkdead's
+// error as text, and the story looks for the list of blocked Gs).
+func TestTraceOwnFilesTellEveryStory(t *testing.T) {
+	dir := traceWorkspaceWith(t, func(src string) string { return src })
+	for _, name := range scenario.Names() {
+		out, errOut, code := kata(t, dir, "trace", name, "--lessons", "01", "-o", filepath.Join(t.TempDir(), name+".html"))
+		if code != exitOK || strings.Contains(out, "FAIL") {
+			t.Errorf("kata trace %s --lessons 01 with the reference's runq.go: exit %d\n%s%s", name, code, out, errOut)
+		}
+	}
+}
+
 // TestTraceReferenceNeverFails: 20 runs of the reference, each judged;
 // none breaks what every correct scheduler keeps.
 func TestTraceReferenceNeverFails(t *testing.T) {
