@@ -58,8 +58,13 @@ var l01ExploreScenarios = []struct {
 	bound   int // the preemption bound, if not l01ExploreBound
 	next    bool
 	drains  bool // the owner drains: a drain by runqgethead is right too
-	setup   func(owner *p, gs []*g)
-	owner   func(im l01Impl, owner *p, gs []*g, took func(*g, string))
+	// shuffles: RandomizeScheduler is on, and the owner's batch is
+	// shuffled. The order is the file's to choose (any uniform shuffle),
+	// so the final states are not compared with the reference's: every
+	// step must keep each G in one place, and every G come out once.
+	shuffles bool
+	setup    func(owner *p, gs []*g)
+	owner    func(im l01Impl, owner *p, gs []*g, took func(*g, string))
 }{
 	{
 		name:    "the owner takes a G, puts G 4 and takes one more (ring [G 1, G 2, G 3]) while a thief steals",
@@ -98,6 +103,28 @@ var l01ExploreScenarios = []struct {
 		gs:      3,
 		thieves: 1,
 		setup:   func(owner *p, gs []*g) {},
+		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
+			var q gQueue
+			for _, gp := range gs {
+				q.pushBack(gp)
+			}
+			im.putBatch(owner, &q)
+			for gp := q.pop(); gp != nil; gp = q.pop() {
+				took(gp, "the owner's batch, left over")
+			}
+			took(im.getHead(owner), "the owner's runqgethead")
+		},
+	},
+	{
+		// The shuffle moves Gs between slots: before the tail is stored,
+		// no thief can see them; after, a thief may copy a slot the
+		// owner is rewriting, and take a G twice or lose one.
+		name:     "with RandomizeScheduler, the owner puts a batch of four (G 1 to G 4) on its empty ring with runqputbatch, shuffled, and takes a G while a thief steals",
+		gs:       4,
+		thieves:  1,
+		bound:    1,
+		shuffles: true,
+		setup:    func(owner *p, gs []*g) { owner.sched.cfg.randomizeScheduler = true },
 		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
 			var q gQueue
 			for _, gp := range gs {
@@ -171,6 +198,12 @@ func TestL01Explore(t *testing.T) {
 		bound := l01ExploreBound
 		if sc.bound != 0 {
 			bound = sc.bound
+		}
+		if sc.shuffles {
+			if fail := kitExplore(bound, 0, start(l01Mine)).fail; fail != "" {
+				return fmt.Sprintf("%s: %s: shuffle the Gs in their slots before the store of the tail publishes them%s", sc.name, fail, kitHint(l01))
+			}
+			return ""
 		}
 		var alsoRight []func() kitStart
 		if sc.drains {
