@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,7 +28,9 @@ func TestL08Differential(t *testing.T) {
 
 // l08GenDiff makes an idle state of one to six Ps and one resize.
 func l08GenDiff(r *rand.Rand) (kitState, []kitOp) {
-	st := kitState{Seed: r.Uint64(), Trace: true, Debug: true, Global: kitGenGlobal(r, 10), Observe: l08Observe}
+	// The trace is compared by l08Observe (l08Trace), not as it comes:
+	// which destroyed P's Gs go first is free, in the trace as on the queue.
+	st := kitState{Seed: r.Uint64(), Debug: true, Global: kitGenGlobal(r, 10), Observe: l08Observe}
 	for i := range 1 + r.IntN(6) {
 		ps := kitGenP(r, i)
 		ps.Running, ps.Syscall = false, false // stopTheWorld stops idle Ps only, here
@@ -91,6 +94,40 @@ func l08Observe(w *kitWorld, o *kitObs) {
 	o.addf("stealOrder", "count=%d coprimes=%v in any order", sched.stealOrder.count, coprimes)
 	o.addf("the global free list", "%d Gs", sched.gFree.n.Load())
 	o.addf("the global queue, by runs of Gs of one P", "%v", l08Runs(sched))
+	o.addf("trace events (a destroyed P's Gs onto the global queue: runs of one P's, in any order of the Ps)", "%s", l08Trace(w.events))
+}
+
+// l08Trace lists the trace events as kitEvents does, except where Gs of
+// destroyed Ps go onto the global queue: each P's events are one run, the
+// runs are sorted (which P's Gs go first is free, as on the queue), and
+// the lengths the events give the queue are listed after them, in order.
+func l08Trace(evs []Event) string {
+	var out, runs []string
+	var lens []int64
+	flush := func() {
+		if len(runs) > 0 {
+			slices.Sort(runs)
+			out = append(out, fmt.Sprintf("onto the global queue: %v, its length after each: %v", runs, lens))
+		}
+		runs, lens = nil, nil
+	}
+	owner := int64(-1)
+	for _, ev := range evs {
+		if ev.Kind != EvGlobalRunq || ev.N <= 0 || ev.G >= 9000 {
+			flush()
+			owner = -1
+			out = append(out, kitEvents([]Event{ev}))
+			continue
+		}
+		if ev.G/1000 != owner || len(runs) == 0 {
+			runs = append(runs, "")
+			owner = ev.G / 1000
+		}
+		runs[len(runs)-1] += fmt.Sprintf("{G=%d P=%d M=%d N=%d}", ev.G, ev.P, ev.M, ev.N)
+		lens = append(lens, ev.Arg)
+	}
+	flush()
+	return strings.Join(out, " ")
 }
 
 // l08Runs splits the global queue into runs of Gs that came from one
