@@ -288,7 +288,7 @@ func (c *fileCheck) api(n *apiNamer) {
 			continue
 		}
 		sig := fn.Type().(*types.Signature)
-		if sig.Recv() == nil || !types.IsInterface(sig.Recv().Type()) {
+		if sig.Recv() == nil || !types.IsInterface(sig.Recv().Type()) || standardMethod(fn) {
 			continue
 		}
 		for _, ref := range methods[fn.Name()] {
@@ -449,22 +449,73 @@ func (c *fileCheck) structConversions(n *apiNamer, allowed func(string) bool, wh
 		if !ok || !ok2 || !tv.IsType() || arg.Type == nil || types.Identical(tv.Type, arg.Type) {
 			return true
 		}
-		from, okFrom := underStruct(arg.Type)
-		to, okTo := underStruct(tv.Type)
-		if !okFrom || !okTo {
-			return true // not between struct types: to an interface, say
-		}
-		for _, st := range []*types.Struct{from, to} {
-			for i := range st.NumFields() {
-				if name := n.name(st.Field(i), c.inFile); name != "" && !allowed(name) {
-					c.report(call.Pos(), RuleAPI, "converts %s to %s, which reaches %s, not in %s: use the fields the lesson lists",
-						arg.Type, tv.Type, displayAPI(name), where)
-					return true
+		// A type parameter's conversion is each of its type set's: an
+		// eighth red team's asMine[P interface{ *config }](x P) converted
+		// to a struct of the file's own with config's field names inside
+		// a generic function, where the operand's type is P.
+		for _, fromT := range typeSet(arg.Type) {
+			for _, toT := range typeSet(tv.Type) {
+				from, okFrom := underStruct(fromT)
+				to, okTo := underStruct(toT)
+				if !okFrom || !okTo {
+					continue // not between struct types: to an interface, say
+				}
+				for _, st := range []*types.Struct{from, to} {
+					for i := range st.NumFields() {
+						if name := n.name(st.Field(i), c.inFile); name != "" && !allowed(name) {
+							c.report(call.Pos(), RuleAPI, "converts %s to %s, which reaches %s, not in %s: use the fields the lesson lists",
+								fromT, toT, displayAPI(name), where)
+							return true
+						}
+					}
 				}
 			}
 		}
 		return true
 	})
+}
+
+// typeSet is the types t may be: the terms of its constraint if it is a
+// type parameter (those of a type parameter's own type parameters too),
+// pointers to them if it is a pointer to one, else t itself.
+func typeSet(t types.Type) []types.Type {
+	var out []types.Type
+	seen := map[types.Type]bool{}
+	var add func(t types.Type, depth int)
+	add = func(t types.Type, depth int) {
+		if seen[t] || depth > 8 {
+			return
+		}
+		seen[t] = true
+		if ptr, ok := types.Unalias(t).(*types.Pointer); ok {
+			if _, isParam := types.Unalias(ptr.Elem()).(*types.TypeParam); isParam {
+				for _, e := range typeSet(ptr.Elem()) {
+					out = append(out, types.NewPointer(e))
+				}
+				return
+			}
+		}
+		tp, ok := types.Unalias(t).(*types.TypeParam)
+		if !ok {
+			out = append(out, t)
+			return
+		}
+		iface, ok := tp.Constraint().Underlying().(*types.Interface)
+		if !ok {
+			return
+		}
+		for e := range iface.EmbeddedTypes() {
+			if u, ok := e.(*types.Union); ok {
+				for i := range u.Len() {
+					add(u.Term(i).Type(), depth+1)
+				}
+			} else {
+				add(e, depth+1)
+			}
+		}
+	}
+	add(t, 0)
+	return out
 }
 
 func displayAPI(name string) string {

@@ -355,10 +355,29 @@ func (c *fileCheck) goroutines() {
 // with no queue logic scored 100 that way.
 func (c *fileCheck) testInterfaces() {
 	for _, fn := range c.interfaceMethods() {
-		if c.v.testMethods[fn.Name()] {
+		if c.v.testMethods[fn.Name()] && !standardMethod(fn) {
 			c.report(fn.Pos(), RuleTestOnly, "declares an interface method %s, as kata's tests declare on the reference's types (an assertion would call theirs): rename it", fn.Name())
 		}
 	}
+}
+
+// standardMethods are the methods of the standard interfaces a lesson
+// file may assert to (sync.Locker, error, fmt.Stringer), by name, with
+// their signatures. An interface of the file's with one of them, name and
+// signature, reaches nothing those interfaces do not: it is not refused
+// for the name (a red team's correct file with its own interface{ Lock();
+// Unlock() } scored 0 where the same with sync.Locker scored 100).
+var standardMethods = map[string]string{"Lock": "func()", "Unlock": "func()", "Error": "func() string", "String": "func() string"}
+
+// standardMethod reports whether fn, an interface method, is one of
+// standardMethods.
+func standardMethod(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok {
+		return false
+	}
+	want, ok := standardMethods[fn.Name()]
+	return ok && types.TypeString(types.NewSignatureType(nil, nil, nil, sig.Params(), sig.Results(), sig.Variadic()), nil) == want
 }
 
 // interfaceMethods returns the methods of the interfaces the file
@@ -856,6 +875,7 @@ func sizable(t types.Type) bool {
 // config, not in the API) to write it over another's later, which turned
 // off the debug checks that sched.lock is held.
 func (c *fileCheck) wholeValues(n *apiNamer, allowed func(string) bool, where string) {
+	c.genericWholes()
 	ast.PreorderStack(c.f, nil, func(node ast.Node, stack []ast.Node) bool {
 		e, ok := node.(ast.Expr)
 		if !ok {
@@ -881,6 +901,29 @@ func (c *fileCheck) wholeValues(n *apiNamer, allowed func(string) bool, where st
 		}
 		return true
 	})
+}
+
+// genericWholes is wholeValues for the file's own generic functions and
+// types: inside one, a value of a type parameter is copied, compared or
+// assigned with no type to see, so the type arguments are looked at
+// instead. One that holds an atomic or the lock by value is refused (a
+// pointer to it is fine): an eighth red team's plainCopy[T any](dst, src
+// *T) { *dst = *src } of a whole P made a check-then-store look like a
+// CAS to the interleaving tests, and scored 12 points it had not earned.
+func (c *fileCheck) genericWholes() {
+	for _, id := range c.instances() {
+		obj := c.info.Uses[id]
+		if obj == nil || !c.inFile(obj.Pos()) {
+			continue // the standard library's and the reference's generics are trusted
+		}
+		for t := range c.info.Instances[id].TypeArgs.Types() {
+			if name := c.holdsAtomic(t); name != "" {
+				c.report(id.Pos(), RuleAtomic, "instantiates %s with %s, which holds %s: the generic code could copy, compare or assign it whole, past the scheduling points the hidden tests put in its methods: make the type argument a pointer (*%s)",
+					id.Name, t, name, t)
+				break
+			}
+		}
+	}
 }
 
 // inPlace reports whether e, whose parents are stack, is used without

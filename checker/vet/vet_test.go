@@ -559,6 +559,70 @@ func describe(pp *p, gp *g) string {
 
 func runqputtail(`)
 		}},
+		// An eighth red team's: a whole P copied and compared by generic
+		// helpers of the file's, with no scheduling point.
+		{name: "a generic helper instantiated with a value that holds atomics", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", `
+func plainCopy[T any](dst, src *T) { *dst = *src }
+
+func sameAs[T comparable](x, y *T) bool { return *x == *y }
+
+func snapshot(pp *p) bool {
+	var old p
+	plainCopy(&old, pp)
+	return sameAs(&old, pp)
+}
+
+func samePointer(a, b *p) bool { return sameAs(&a, &b) }
+
+func runqputtail(`)
+		}, want: []string{"atomic:instantiates plainCopy with sched.p, which holds", "atomic:instantiates sameAs with sched.p, which holds"}},
+		// The same red team's: a struct conversion inside a generic
+		// function, where the operand's type is a type parameter.
+		{name: "a struct conversion through a type parameter", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", `
+type mine struct {
+	sched *schedt
+	id    int32
+}
+
+func asMine[P interface{ *p }](x P) *mine { return (*mine)(x) }
+
+func asMineToo[P interface{ p }](x *P) *mine { return (*mine)(x) }
+
+func runqputtail(`)
+		}, want: []string{"api:converts *sched.p to *sched.mine, which reaches", "api:converts *sched.p to *sched.mine, which reaches"}},
+		// A red team's correct files, refused for naming their own
+		// interfaces as sync.Locker, error and fmt.Stringer name theirs.
+		{name: "interfaces of the file's own with the standard interfaces' methods", file: "globrunq.go", src: func(t testing.TB) string {
+			return edit(t, ref(t, "globrunq.go"), "\nfunc (sched *schedt) globrunqget(", `
+func withLock(l interface {
+	Lock()
+	Unlock()
+}, f func()) {
+	l.Lock()
+	defer l.Unlock()
+	f()
+}
+
+type explainer interface{ Error() string }
+
+type shower interface{ String() string }
+
+func explain(v any) string {
+	if e, ok := v.(explainer); ok {
+		return e.Error()
+	}
+	if s, ok := v.(shower); ok {
+		return s.String()
+	}
+	return ""
+}
+
+func (sched *schedt) globrunqget(`)
+		}},
+		{name: "a standard method's name with another signature", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ String(int) string }); ok {\n\t\t_ = x.String(1)\n\t}")(runq),
+			want: []string{"api:declares an interface method String, as the reference's"}},
 
 		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
 		// compiler to say what is wrong.
