@@ -103,17 +103,7 @@ var l01ExploreScenarios = []struct {
 		gs:      3,
 		thieves: 1,
 		setup:   func(owner *p, gs []*g) {},
-		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
-			var q gQueue
-			for _, gp := range gs {
-				q.pushBack(gp)
-			}
-			im.putBatch(owner, &q)
-			for gp := q.pop(); gp != nil; gp = q.pop() {
-				took(gp, "the owner's batch, left over")
-			}
-			took(im.getHead(owner), "the owner's runqgethead")
-		},
+		owner:   l01ExploreBatch,
 	},
 	{
 		// The shuffle moves Gs between slots: before the tail is stored,
@@ -125,17 +115,7 @@ var l01ExploreScenarios = []struct {
 		bound:    1,
 		shuffles: true,
 		setup:    func(owner *p, gs []*g) { owner.sched.cfg.randomizeScheduler = true },
-		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
-			var q gQueue
-			for _, gp := range gs {
-				q.pushBack(gp)
-			}
-			im.putBatch(owner, &q)
-			for gp := q.pop(); gp != nil; gp = q.pop() {
-				took(gp, "the owner's batch, left over")
-			}
-			took(im.getHead(owner), "the owner's runqgethead")
-		},
+		owner:    l01ExploreBatch,
 	},
 	{
 		name:    "the owner drains its queue (runnext G 1, ring [G 2]) while a thief steals, runnext too",
@@ -159,6 +139,20 @@ var l01ExploreScenarios = []struct {
 			took(im.getHead(owner), "the owner's runqgethead")
 		},
 	},
+}
+
+// l01ExploreBatch is an owner that puts all the Gs on its ring with
+// runqputbatch, then takes one.
+func l01ExploreBatch(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
+	var q gQueue
+	for _, gp := range gs {
+		q.pushBack(gp)
+	}
+	im.putBatch(owner, &q)
+	for gp := q.pop(); gp != nil; gp = q.pop() {
+		took(gp, "the owner's batch, left over")
+	}
+	took(im.getHead(owner), "the owner's runqgethead")
 }
 
 // l01ExploreDrain is an owner that drains its queue.
