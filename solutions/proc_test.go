@@ -58,26 +58,40 @@ func btAwait(t *testing.T, ch <-chan struct{}, what string) {
 
 // btAwaitProgress waits for ch to be closed, as btAwait, where how long
 // that takes depends on the machine's load: it fails when progress (a count
-// of Gs finished) stands still for btGuard, a hang, or when ch is still open
-// after btStarved while Gs go on finishing, a G starved.
-func btAwaitProgress(t *testing.T, ch <-chan struct{}, what string, progress func() int64) {
+// of Gs finished) stands still for btGuard, a hang, or when the work waited
+// for makes no step (steps, its own count) for btStarved while Gs go on
+// finishing, a G starved. Each step restarts the starved clock: eight
+// resizes from inside, each seconds behind runnext chains on a machine
+// running two -race processes at once, took more than btStarved together
+// in a CI flake hunt while none of them starved.
+func btAwaitProgress(t *testing.T, ch <-chan struct{}, what string, steps, progress func() int64) {
 	t.Helper()
-	starved := time.After(btStarved)
+	starved := time.NewTimer(btStarved)
+	defer starved.Stop()
 	tick := time.NewTicker(btGuard)
 	defer tick.Stop()
-	last := progress()
+	last, lastStep := progress(), steps()
 	for {
 		select {
 		case <-ch:
 			return
-		case <-starved:
-			t.Fatalf("still waiting for %s after %v, while other Gs kept finishing: starved", what, btStarved)
+		case <-starved.C:
+			if s := steps(); s != lastStep {
+				lastStep = s
+				starved.Reset(btStarved)
+				continue
+			}
+			t.Fatalf("still waiting for %s after %v with no step of it done (%d so far), while other Gs kept finishing: starved", what, btStarved, lastStep)
 		case <-tick.C:
 			now := progress()
 			if now == last {
 				t.Fatalf("timed out waiting for %s: no G finished for %v", what, btGuard)
 			}
 			last = now
+			if s := steps(); s != lastStep {
+				lastStep = s
+				starved.Reset(btStarved)
+			}
 		}
 	}
 }
@@ -493,10 +507,12 @@ func TestResizeUnderLoad(t *testing.T) {
 	}()
 	// Resize from inside a G.
 	inside := make(chan struct{})
+	var insideDone atomic.Int64
 	created.Add(1)
 	rt.Go(func(g *G) {
 		for i := 0; i < insideIters; i++ {
 			g.GOMAXPROCS(1 + (i*3)%5)
+			insideDone.Add(1)
 		}
 		close(inside)
 		finished.Add(1)
@@ -548,7 +564,7 @@ func TestResizeUnderLoad(t *testing.T) {
 	})
 
 	btAwait(t, outside, fmt.Sprintf("%d Runtime.GOMAXPROCS calls from outside under load", iters))
-	btAwaitProgress(t, inside, fmt.Sprintf("%d G.GOMAXPROCS calls from inside a G under load", insideIters), finished.Load)
+	btAwaitProgress(t, inside, fmt.Sprintf("%d G.GOMAXPROCS calls from inside a G under load", insideIters), insideDone.Load, finished.Load)
 	stop.Store(true)
 	require.NoError(t, btWait(t, rt, nil))
 	assert.Equal(t, created.Load(), finished.Load(), "Gs finished, of those created")
