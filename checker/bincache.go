@@ -119,12 +119,12 @@ func (r *run) toBinCache(key string) {
 		os.Remove(tmp.Name())
 		return
 	}
-	pruneBinCache(dir)
+	pruneCache(dir, binCacheKeep)
 }
 
-// pruneBinCache removes all but the binCacheKeep newest binaries in dir,
-// and what a kata stopped in the middle of keeping one left there.
-func pruneBinCache(dir string) {
+// pruneCache removes all but the keep newest files in dir, and what a kata
+// stopped in the middle of keeping one left there.
+func pruneCache(dir string, keep int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -148,7 +148,7 @@ func pruneBinCache(dir string) {
 		bins = append(bins, kept{e.Name(), info.ModTime().UnixNano()})
 	}
 	slices.SortFunc(bins, func(a, b kept) int { return cmp.Compare(b.mod, a.mod) })
-	for _, b := range bins[min(len(bins), binCacheKeep):] {
+	for _, b := range bins[min(len(bins), keep):] {
 		os.Remove(filepath.Join(dir, b.name))
 	}
 }

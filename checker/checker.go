@@ -131,6 +131,9 @@ type Phase struct {
 	Name    string  `json:"name"`
 	Seconds float64 `json:"seconds"`
 	Tests   int     `json:"tests,omitempty"` // for a run: how many tests it was asked to run
+	// Processes, for a run: how many test processes ran its tests at once
+	// (CheckOptions.Processes), its time that of the slowest; 0: one.
+	Processes int `json:"processes,omitempty"`
 }
 
 // CapstoneID names the run of every lesson's tests on all of the learner's

@@ -38,9 +38,16 @@ type CheckOptions struct {
 	// than one limit's output. --count's runs share one without it.
 	Printed *int
 	// Progress, if set, is told as the check goes: the build starting,
-	// then each test as it starts. It is called from the check's own
-	// goroutine, never after LessonWith returns.
+	// then each test as it starts. It is never called twice at once, nor
+	// after LessonWith returns.
 	Progress func(Progress)
+	// Processes, if more than 1, spreads the lesson's tests over up to
+	// this many test processes running at once (each test in one of
+	// them): faster where there are cores to spare. Each process has the
+	// limits of a run (time, memory; the output limit is shared out), and
+	// each is judged alone: a crash or a race in one fails only its own
+	// tests, as in a run of those tests alone.
+	Processes int
 }
 
 // Progress is where a check is: building the test binary, or running
@@ -83,6 +90,7 @@ func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[s
 	}
 	defer r.cleanup()
 	r.progress = o.Progress
+	r.processes = o.Processes
 	r.lessonDeadline = o.Deadline
 	r.printed = o.Printed
 	if r.printed == nil {

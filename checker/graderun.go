@@ -82,16 +82,19 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		g.printed = *r.printed
 		defer func() { *r.printed = g.printed }()
 	}
-	g.limitOutput()
+	g.limitOutput(1)
 	var pending *runResult // a run vetFirst made: the first to report
 	if !r.trusted {
 		// The snapshot: what the runs will compile, not the live files.
-		var err error
 		vetStart := time.Now()
-		if pending, err = c.vetFirst(ctx, g.res, r, g.order, g.record); err != nil {
+		var vetted bool
+		var err error
+		if pending, vetted, err = c.vetFirst(ctx, g.res, r, g.order, g.record); err != nil {
 			return g.failed(err)
 		}
-		g.phase("vet", time.Since(vetStart), 0)
+		if vetted {
+			g.phase("vet", time.Since(vetStart), 0, 0)
+		}
 	}
 	g.budget = c.lessonBudget(r)
 	r.deadline = start.Add(g.budget)
@@ -111,34 +114,94 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 		if g.outputSpent() {
 			break
 		}
-		batch := g.remaining
-		if g.split {
-			batch = g.remaining[:1]
-		}
-		rr, err := pending, error(nil)
+		batches := g.batches()
+		rrs, err := []*runResult{pending}, error(nil)
 		if pending == nil {
-			g.limitOutput()
-			rr, err = r.exec(ctx, batch)
+			g.limitOutput(len(batches))
+			rrs, err = r.exec(ctx, batches...)
 		}
 		pending = nil
 		if err != nil {
 			return g.failed(err)
 		}
+		if len(rrs) < len(batches) {
+			// The build's result (or vetFirst's): it settles them all.
+			batches = [][]string{g.remaining}
+		}
+		g.take(rrs, batches)
+	}
+	return g.result(start)
+}
+
+// batches are the tests the next runs are to run, one batch per test
+// process, all at once: the one test to run alone after a split, else
+// the tests left spread over run.processes processes (shards).
+func (g *grading) batches() [][]string {
+	if g.split {
+		return [][]string{g.remaining[:1]}
+	}
+	return shards(g.remaining, g.r.processes, g.r.timeouts)
+}
+
+// take settles what the runs rrs of batches settle. Each run is judged on
+// its own batch, as if it were the only one: what it says of its own
+// tests (a crash, a race, an early exit, a dishonest report) says nothing
+// of the other runs'. But a run that changed the grader's files fails
+// every test: the other runs read those files too.
+func (g *grading) take(rrs []*runResult, batches [][]string) {
+	var wall time.Duration
+	tests := 0
+	for i, rr := range rrs {
 		g.printed += rr.s.outputBytes
-		g.phase("build", rr.buildTime, 0)
-		g.phase("run", rr.wallTime, len(batch))
-		if g.settlesAll(rr) {
-			break
+		g.phase("build", rr.buildTime, 0, 0)
+		wall = max(wall, rr.wallTime)
+		tests += len(batches[i])
+	}
+	processes := 0
+	if len(rrs) > 1 {
+		processes = len(rrs)
+	}
+	g.phase("run", wall, tests, processes)
+	for _, rr := range rrs {
+		if len(rr.changed) > 0 {
+			g.settlesAll(rr)
+			g.remaining = nil
+			return
 		}
-		if rr.trusted() {
-			c.settle(rr, batch, r.replace, g.record)
-			g.remaining = g.remaining[len(batch):]
-			continue
-		}
+	}
+	var left []string
+	for i, rr := range rrs {
+		g.remaining = batches[i]
+		g.takeRun(rr, batches[i])
+		left = append(left, g.remaining...)
+	}
+	g.remaining = g.inOrder(left)
+}
+
+// takeRun settles what run rr settles of batch, which is g.remaining, and
+// leaves in g.remaining what is still to run of it.
+func (g *grading) takeRun(rr *runResult, batch []string) {
+	switch {
+	case g.settlesAll(rr):
+		g.remaining = nil
+	case rr.trusted():
+		g.c.settle(rr, batch, g.r.replace, g.record)
+		g.remaining = nil
+	default:
 		progress := g.judgeUntrusted(rr, batch)
 		g.remaining = g.next(rr, batch, progress)
 	}
-	return g.result(start)
+}
+
+// inOrder is names in the lesson's order.
+func (g *grading) inOrder(names []string) []string {
+	var out []string
+	for _, name := range g.order {
+		if slices.Contains(names, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // outputSpent fails the tests left, and reports so, once the lesson's runs
@@ -153,11 +216,11 @@ func (g *grading) outputSpent() bool {
 	return true
 }
 
-// limitOutput gives the next run what is left of the lesson's output
-// limit (at least a byte: a limit of 0 is none).
-func (g *grading) limitOutput() {
+// limitOutput gives each of the next n runs its share of what is left of
+// the lesson's output limit (at least a byte: a limit of 0 is none).
+func (g *grading) limitOutput(n int) {
 	if g.c.opts.MaxOutput > 0 {
-		g.r.maxOutput = max(g.c.opts.MaxOutput-g.printed, 1)
+		g.r.maxOutput = max((g.c.opts.MaxOutput-g.printed)/n, 1)
 	}
 }
 
@@ -174,9 +237,9 @@ func (g *grading) overOutputMessage(rr *runResult) string {
 
 // phase adds a step of the grading and its time to the result (none if it
 // took no time: a build that was not needed).
-func (g *grading) phase(name string, d time.Duration, tests int) {
+func (g *grading) phase(name string, d time.Duration, tests, processes int) {
 	if d > 0 {
-		g.res.Phases = append(g.res.Phases, Phase{Name: name, Seconds: d.Seconds(), Tests: tests})
+		g.res.Phases = append(g.res.Phases, Phase{Name: name, Seconds: d.Seconds(), Tests: tests, Processes: processes})
 	}
 }
 

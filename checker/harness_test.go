@@ -143,7 +143,7 @@ func TestHarnessRecordsVerdicts(t *testing.T) {
 		"TestPass": time.Minute, "TestFail": time.Minute, "TestSkip": time.Minute, "TestPanic": time.Minute}}
 
 	defer r.cleanup()
-	rr, err := r.exec(context.Background(), []string{"TestPass", "TestFail", "TestSkip"})
+	rr, err := execOne(r, []string{"TestPass", "TestFail", "TestSkip"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestHarnessRecordsVerdicts(t *testing.T) {
 		t.Errorf("TestFail's output %q, want its t.Errorf at zz_les_a_test.go:8", outputOf(o))
 	}
 
-	rr, err = r.exec(context.Background(), []string{"TestPanic"})
+	rr, err = execOne(r, []string{"TestPanic"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestHarnessRecordsVerdicts(t *testing.T) {
 	r.cleanup()
 	r = &run{mod: mod, replace: learner, hidden: []string{"broken"}, timeouts: map[string]time.Duration{"TestBroken": time.Minute}}
 	defer r.cleanup()
-	rr, err = r.exec(context.Background(), []string{"TestBroken"})
+	rr, err = execOne(r, []string{"TestBroken"})
 	if err != nil {
 		t.Fatal(err)
 	}

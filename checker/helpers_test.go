@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,4 +40,13 @@ func lesson(t *testing.T, id string) *lessons.Lesson {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// execOne is one run of r's test binary for tests (run.exec of one batch).
+func execOne(r *run, tests []string) (*runResult, error) {
+	rrs, err := r.exec(context.Background(), tests)
+	if err != nil {
+		return nil, err
+	}
+	return rrs[0], nil
 }

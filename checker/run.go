@@ -71,6 +71,10 @@ type run struct {
 	// (CheckOptions.Progress); started are the tests that have.
 	progress func(Progress)
 	started  map[string]bool
+	// processes is how many test processes a run of several tests may be
+	// spread over, all running at once (CheckOptions.Processes); 0 or 1:
+	// one.
+	processes int
 	// deadline is when the lesson's grading must be over (gradeRun's
 	// budget): no run of the binary goes past it. Zero: none.
 	deadline time.Time
@@ -422,11 +426,13 @@ func (r *run) changes() []string {
 	return append(out, r.inputsChanged()...)
 }
 
-// exec runs the test binary once for the given tests, building it first
-// if it is not built yet, and folds its output. A test that runs past its
-// limit, output past maxOutput or memory past maxMemory kills the run. It
-// returns ctx's error if ctx ends first.
-func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
+// exec runs the test binary once for each batch of tests, all the runs at
+// once, building the binary first if it is not built yet, and folds each
+// run's output: one result per batch, in order. A test that runs past its
+// limit, output past maxOutput or memory past maxMemory kills its run. If
+// the build gave no binary, its result is the only one. It returns ctx's
+// error if ctx ends first.
+func (r *run) exec(ctx context.Context, batches ...[]string) ([]*runResult, error) {
 	if r.overlay == nil {
 		if err := r.prepare(); err != nil {
 			return nil, err
@@ -440,15 +446,22 @@ func (r *run) exec(ctx context.Context, tests []string) (*runResult, error) {
 		// that process's directory behind, in the user's.
 		start := time.Now()
 		if res, err := r.build(ctx); err != nil || res != nil {
-			return res, err
+			return []*runResult{res}, err
 		}
 		built = time.Since(start)
 	}
-	res, err := r.runTests(ctx, tests)
-	if res != nil {
-		res.buildTime = built
+	results := make([]*runResult, len(batches))
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, tests := range batches {
+		wg.Go(func() { results[i], errs[i] = r.runTests(ctx, tests) })
 	}
-	return res, err
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	results[0].buildTime = built
+	return results, nil
 }
 
 // build compiles the test binary: go test -c, with its own deadline

@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -51,7 +50,7 @@ func modes(t *testing.T, f func(t *testing.T)) {
 
 func execOK(t *testing.T, r *run, tests ...string) *runResult {
 	t.Helper()
-	rr, err := r.exec(context.Background(), tests)
+	rr, err := execOne(r, tests)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +123,7 @@ func forge() {
 
 func crash() { forge() }
 `)
-	rr, err := r.exec(context.Background(), []string{"TestPass"})
+	rr, err := execOne(r, []string{"TestPass"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +181,7 @@ func TestBuildHasItsOwnDeadline(t *testing.T) {
 	r := hostileRun(t, "package sched\n\nfunc crash() {}\n")
 	r.timeouts = map[string]time.Duration{"TestPass": time.Hour}
 	start := time.Now()
-	rr, err := r.exec(context.Background(), []string{"TestPass"})
+	rr, err := execOne(r, []string{"TestPass"})
 	if err != nil {
 		t.Fatal(err)
 	}

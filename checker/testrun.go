@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gmp-kata/gmp-kata/checker/sandbox"
@@ -308,11 +309,17 @@ func (lr *liveRun) watch(ctx, runCtx context.Context, res *runResult, budget boo
 	}
 }
 
+// announcing makes the runs of a grading made at once (run.processes)
+// announce one at a time.
+var announcing sync.Mutex
+
 // announce tells the check's progress that test name has started.
 func (r *run) announce(name string) {
 	if _, ok := r.timeouts[name]; !ok {
 		return
 	}
+	announcing.Lock()
+	defer announcing.Unlock()
 	if r.started == nil {
 		r.started = map[string]bool{}
 	}

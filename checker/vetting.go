@@ -94,25 +94,33 @@ func lessonAPIs(reg *lessons.Registry) map[string]vet.LessonAPI {
 // succeeds after all, the compiler reads what the vetter could not (the
 // red team's A01: go/parser's nesting limit, which the compiler does not
 // have): the files are refused, with what the vetter said.
-func (c *Checker) vetFirst(ctx context.Context, res *LessonResult, r *run, order []string, record func(name, status, msg string, elapsed float64)) (*runResult, error) {
+//
+// vetted is false if the vetter did not run: it is off, or passed these
+// very files before (vetcache.go).
+func (c *Checker) vetFirst(ctx context.Context, res *LessonResult, r *run, order []string, record func(name, status, msg string, elapsed float64)) (pending *runResult, vetted bool, err error) {
 	if c.vet.off {
-		return nil, nil
+		return nil, false, nil
+	}
+	key := c.vetKey(r)
+	if r.vettedBefore(key) {
+		return nil, false, nil
 	}
 	v, err := c.vetter()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	probs, err := v.Files(ctx, r.snapshot)
 	if err != nil {
-		return nil, fmt.Errorf("checker: %w", err)
+		return nil, true, fmt.Errorf("checker: %w", err)
 	}
 	if len(probs) == 0 {
-		return nil, nil
+		r.keepVetted(key)
+		return nil, true, nil
 	}
 	if !slices.ContainsFunc(probs, func(p vet.Problem) bool { return !p.Unchecked() }) {
 		rr, err := c.compileOnly(ctx, r)
 		if err != nil || rr != nil {
-			return rr, err
+			return rr, true, err
 		}
 	}
 	for i, p := range probs {
@@ -126,7 +134,7 @@ func (c *Checker) vetFirst(ctx context.Context, res *LessonResult, r *run, order
 	for _, name := range order {
 		record(name, StatusFail, msg, 0)
 	}
-	return nil, nil
+	return nil, true, nil
 }
 
 // compileOnly builds r's test binary and runs nothing: it returns the

@@ -456,7 +456,7 @@ func TestVetUncheckedNeverRuns(t *testing.T) {
 		order = append(order, tt.Name)
 	}
 	recorded := map[string]string{}
-	pending, err := c.vetFirst(context.Background(), res, r, order, func(name, status, msg string, _ float64) {
+	pending, _, err := c.vetFirst(context.Background(), res, r, order, func(name, status, msg string, _ float64) {
 		recorded[name] = status + " " + msg
 	})
 	if err != nil || pending != nil {

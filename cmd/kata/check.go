@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -116,7 +117,7 @@ func newCheckRun(c *cli.Context) (*checkRun, error) {
 		return nil, usageError(fmt.Sprintf("check: --format %q: want text, json or classroom", f))
 	}
 	r.verbose = c.Bool("verbose") && !r.asJSON
-	r.opts = checker.CheckOptions{Count: c.Int("count"), Seed: c.Uint64("seed")}
+	r.opts = checker.CheckOptions{Count: c.Int("count"), Seed: c.Uint64("seed"), Processes: checkProcesses()}
 	if r.opts.Count < 1 {
 		return nil, usageError(fmt.Sprintf("check: --count %d: want 1 or more", r.opts.Count))
 	}
@@ -500,6 +501,15 @@ func orList(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
+// checkProcesses is how many test processes a check spreads a lesson's
+// tests over, all at once (checker.CheckOptions.Processes): one per core,
+// up to 4. More would cost memory (each is a race-detector process of up
+// to a few hundred MiB) and save little: a lesson's longest test is a
+// good part of its time.
+func checkProcesses() int {
+	return min(runtime.NumCPU(), 4)
+}
+
 // printPhases says where a lesson's grading spent its time (kata check -v).
 func printPhases(w io.Writer, res *checker.LessonResult) {
 	st := styleFor(w)
@@ -525,6 +535,8 @@ func printPhases(w io.Writer, res *checker.LessonResult) {
 		switch {
 		case n > 1:
 			what = fmt.Sprintf("%d %ss (%d tests)", n, ph.Name, tests)
+		case ph.Processes > 1:
+			what = fmt.Sprintf("%s (%d tests in %d processes at once)", ph.Name, tests, ph.Processes)
 		case tests > 0:
 			what = fmt.Sprintf("%s (%d tests)", ph.Name, tests)
 		}

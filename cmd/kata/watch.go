@@ -90,7 +90,7 @@ func runWatch(c *cli.Context) error {
 			last = sum
 			fmt.Fprintf(w, "\n%s checking %s ...\n", time.Now().Format("15:04:05"), l.ID)
 			live := liveProgress(w, l, false)
-			res := ck.LessonWith(c.Context, l, files, checker.CheckOptions{Progress: live.show})
+			res := ck.LessonWith(c.Context, l, files, checker.CheckOptions{Progress: live.show, Processes: checkProcesses()})
 			live.clear()
 			if c.Context.Err() != nil {
 				fmt.Fprintln(w, "Stopped.") // Ctrl-C mid-check: no grade, and nothing to report

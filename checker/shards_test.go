@@ -1,0 +1,93 @@
+package checker
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestShardsSpreadByLimit: every test in exactly one batch, each batch in
+// the lesson's order, the long limits spread before the short ones.
+func TestShardsSpreadByLimit(t *testing.T) {
+	tests := []string{"A", "B", "C", "D", "E", "F"}
+	limits := map[string]time.Duration{"A": 10, "B": 30, "C": 10, "D": 30, "E": 20, "F": 10}
+	got := shards(tests, 2, limits)
+	require.Len(t, got, 2)
+	assert.Equal(t, [][]string{{"B", "E", "F"}, {"A", "C", "D"}}, got, "30+20+10 and 30+10+10")
+	var all []string
+	for _, b := range got {
+		assert.True(t, slices.IsSortedFunc(b, func(x, y string) int { return slices.Index(tests, x) - slices.Index(tests, y) }), "%v is not in the lesson's order", b)
+		all = append(all, b...)
+	}
+	slices.Sort(all)
+	assert.Equal(t, tests, all)
+
+	assert.Equal(t, [][]string{tests}, shards(tests, 1, limits))
+	assert.Equal(t, [][]string{tests}, shards(tests, 0, limits))
+	assert.Equal(t, [][]string{{"A"}}, shards([]string{"A"}, 4, limits), "one test: one process")
+	assert.Len(t, shards(tests[:3], 8, limits), 3, "no more processes than tests")
+}
+
+// TestProcessesJudgeEachAlone: a lesson graded in two processes at once
+// gives every test the verdict one process gives it: the reference's file
+// passes everything either way, and a file that crashes the test process
+// whenever ready runs fails the same tests, each crash failing only the
+// test it happened in.
+func TestProcessesJudgeEachAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades lesson 06 four times")
+	}
+	c := withoutVet(sharedChecker(t))
+	l := lesson(t, "06")
+	ref := string(embedded(t, "solutions/park.go"))
+	crashing := strings.Replace(ref, "func ready(mp *m, gp *g, next bool) {", `func ready(mp *m, gp *g, next bool) {
+	go func() { panic("boom in ready") }()
+	select {}`, 1)
+	require.NotEqual(t, ref, crashing)
+	for _, src := range []string{ref, crashing} {
+		files := lessonFile(t, "park.go", []byte(src))
+		one := c.LessonWith(context.Background(), l, files, CheckOptions{})
+		two := c.LessonWith(context.Background(), l, files, CheckOptions{Processes: 2})
+		require.Empty(t, one.Error)
+		require.Empty(t, two.Error)
+		verdicts := func(res *LessonResult) map[string]string {
+			m := map[string]string{}
+			for _, tr := range res.Tests {
+				m[tr.Name] = tr.Status
+				if strings.HasPrefix(tr.Message, "crashed: ") {
+					m[tr.Name] += " (crashed)"
+				}
+			}
+			return m
+		}
+		assert.Equal(t, verdicts(one), verdicts(two))
+		crashed := 0
+		for _, v := range verdicts(two) {
+			if strings.HasSuffix(v, "(crashed)") {
+				crashed++
+			}
+		}
+		if src == ref {
+			assert.Equal(t, one.MaxScore, two.Score, "the reference's file")
+		} else {
+			assert.Greater(t, crashed, 1, "the crashing file: %v", verdicts(two))
+			assert.Greater(t, two.Score, 0, "the crashing file: the tests that never call ready pass")
+		}
+		assert.Equal(t, one.Score, two.Score)
+		var phase *Phase
+		for i, ph := range two.Phases {
+			if ph.Name == "run" {
+				phase = &two.Phases[i]
+				break
+			}
+		}
+		require.NotNil(t, phase, "%+v", two.Phases)
+		assert.Equal(t, 2, phase.Processes, "the first run: two processes at once")
+		assert.Equal(t, len(l.Tests), phase.Tests)
+	}
+}
