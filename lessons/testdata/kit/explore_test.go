@@ -416,6 +416,12 @@ func (w kitWhere) String() string {
 		if strings.Contains(f.Function, ".(*atomic") || strings.Contains(f.Function, ".(*mutex)") {
 			method = f.Function[strings.LastIndex(f.Function, ".")+1:]
 		} else if method != "" {
+			if strings.HasSuffix(f.Function, ".kitAtomically") {
+				caller, _ := frames.Next()
+				if label, ok := kitAtomicLabels.Load(fmt.Sprintf("%s:%d", caller.File, caller.Line)); ok {
+					return label.(string)
+				}
+			}
 			fn := f.Function[strings.LastIndex(f.Function, ".")+1:]
 			file := f.File[strings.LastIndex(f.File, "/")+1:]
 			return fmt.Sprintf("%s in %s (%s:%d)", kitSourceCall(f.File, f.Line, method), fn, file, f.Line)
@@ -427,6 +433,35 @@ func (w kitWhere) String() string {
 }
 
 var kitSources sync.Map // file name -> []string of its lines
+
+// kitAtomically is one step of an explored thread that does all of f at
+// once, as if f were one atomic operation: a scheduling point named label,
+// then f on a goroutine the explorer does not control (kitExWorkerOf knows
+// only its workers), while the thread waits; f's panic is the thread's.
+// A thread of whole operations explores the orders of another thread's
+// steps among them, with few schedules: what a third thread asks while
+// two others change the state (lesson 02's runqempty), the steps of those
+// two being explored elsewhere.
+func kitAtomically(label string, f func()) {
+	_, file, line, _ := runtime.Caller(1)
+	kitAtomicLabels.Store(fmt.Sprintf("%s:%d", file, line), label)
+	kitAtomicStep.Load()
+	done := make(chan any)
+	go func() {
+		defer func() { done <- recover() }()
+		f()
+	}()
+	if p := <-done; p != nil {
+		panic(p)
+	}
+}
+
+// kitAtomicLabels names kitAtomically's steps by their call's file:line;
+// kitAtomicStep is the atomic each of them loads to be a scheduling point.
+var (
+	kitAtomicLabels sync.Map
+	kitAtomicStep   atomicUint32
+)
 
 // kitSourceCall returns the call of method on line of file as written
 // there ("pp.runqhead.CompareAndSwap(h, h+n)"), or ".method()" if the

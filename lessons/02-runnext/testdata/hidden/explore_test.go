@@ -139,10 +139,94 @@ var l02ExploreScenarios = []l02ExploreScenario{
 	},
 }
 
+// l02AskScenario is runqempty asked by another P, its steps explored,
+// while the owner and a thief change the P one whole operation at a time
+// (kitAtomically): the steps of those operations race in the scenarios
+// above; here, what runqempty reads between them.
+type l02AskScenario struct {
+	name  string
+	gs    int
+	setup func(owner *p, gs []*g)
+	ops   []l02WholeOp
+}
+
+// l02WholeOp is one whole operation of the owner or a thief.
+type l02WholeOp struct {
+	label string
+	do    func(im l02Impl, w *kitQueues, owner, thief *p)
+}
+
+var l02AskScenarios = []l02AskScenario{
+	{
+		// The P always holds a G, but runnext fills while the thief
+		// empties the ring, and the ring refills while runnext empties: a
+		// runqempty that reads runnext again (not the tail) sees nil, an
+		// empty ring and nil again.
+		name:  "another P asks runqempty while the owner (ring [G 1]) puts G 2 with next=true, a thief takes G 1, the owner puts G 3 with next=false and runs runqget",
+		gs:    3,
+		setup: func(owner *p, gs []*g) { kitPutAll(owner, gs[:1]) },
+		ops: []l02WholeOp{
+			{"the owner's runqput(P0, G 2, next=true), all of it", func(im l02Impl, w *kitQueues, owner, thief *p) { im.put(owner, w.gs[1], true) }},
+			{"a thief's runqsteal of G 1 from P0's ring, all of it", func(im l02Impl, w *kitQueues, owner, thief *p) {
+				w.took(runqsteal(thief, owner, false), "the thief's runqsteal")
+			}},
+			{"the owner's runqput(P0, G 3, next=false), all of it", func(im l02Impl, w *kitQueues, owner, thief *p) { im.put(owner, w.gs[2], false) }},
+			{"the owner's runqget(P0), all of it", func(im l02Impl, w *kitQueues, owner, thief *p) { l02ExploreGet(im, w, owner) }},
+		},
+	},
+}
+
+// l02ExploreAsking explores sc: every order of runqempty's steps among the
+// whole operations, checked by l02ExploreAsk.
+func l02ExploreAsking(sc l02AskScenario) string {
+	return kitExplore(len(sc.ops)+1, 0, func() kitStart {
+		w := kitNewQueues(2, sc.gs)
+		owner, thief := w.ps[0], w.ps[1]
+		sc.setup(owner, w.gs)
+		s := w.start(
+			kitThread{"another P", func() {
+				if l02Mine.empty(owner) {
+					w.note("runqempty said empty")
+				}
+			}},
+			kitThread{"the owner and a thief", func() {
+				for _, op := range sc.ops {
+					kitAtomically(op.label, func() { op.do(l02Mine, w, owner, thief) })
+				}
+			}})
+		l02ExploreAsk(&s, w, owner)
+		return s
+	}).fail
+}
+
+// l02ExploreAsk makes s check a runqempty asked while the owner and the
+// thief ran: at every step it looks whether the owner's P is empty (no G
+// on its ring, none in runnext), and at the end a "said empty" is wrong if
+// it never was.
+func l02ExploreAsk(s *kitStart, w *kitQueues, owner *p) {
+	check, final := s.check, s.final
+	wasEmpty := false
+	s.check = func() string {
+		if kitRawRing(&owner.runqhead).Load() == kitRawRing(&owner.runqtail).Load() && kitRawG(&owner.runnext).Load() == nil {
+			wasEmpty = true
+		}
+		return check()
+	}
+	s.final = func() (string, string) {
+		key, problem := final()
+		if problem == "" && w.noted("runqempty said empty") && !wasEmpty {
+			problem = "runqempty returned true, but the P held a G at every step (in runnext or on its ring): a G moved into runnext while the ring emptied, and back onto the ring while runnext emptied. Seeing runnext nil twice does not mean it stayed nil; what pins the moment is the tail: read head, tail and runnext, then the tail again, and retry if it moved"
+		}
+		return key, problem
+	}
+}
+
 // TestL02Explore runs the owner and a thief in every order with at most
 // two preemptions (three where a scenario says), checking at every step
 // that no G is in two places, and at the end that every G came out exactly
-// once, in a final state the reference (ref_) also reaches.
+// once, in a final state the reference (ref_) also reaches. Then
+// runqempty, asked while the owner and a thief change the P, in every
+// order of its steps among their operations.
 func TestL02Explore(t *testing.T) {
 	if msg := kitEach(len(l02ExploreScenarios), func(i int) string {
 		sc := l02ExploreScenarios[i]
@@ -183,5 +267,10 @@ func TestL02Explore(t *testing.T) {
 		return ""
 	}); msg != "" {
 		t.Fatal(msg)
+	}
+	for _, sc := range l02AskScenarios {
+		if fail := l02ExploreAsking(sc); fail != "" {
+			t.Fatalf("%s: %s%s", sc.name, fail, kitHint(l02))
+		}
 	}
 }
