@@ -217,19 +217,15 @@ func hostiles() []hostile {
 			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file: remove it \(kata task lists the packages a lesson file may import\) \(and 1 more problem\)$`)},
 		{name: "fake-pass-plain", lesson: "01-ringbuffer",
 			files: func(t testing.TB) map[string][]byte {
-				// From the first call of runqputtail: an init function
-				// would be refused by the vetter.
+				// From each call of runqdrain, which few tests make: an
+				// init function, or a flag of the file's own to print
+				// once, would be refused by the vetter.
 				src := withImports(t, mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"], "fmt")
-				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var faked bool
-
-func runqputtail(pp *p, gp *g) {
-	if !faked {
-		faked = true
-		for _, n := range []string{`+allL01+`} {
-			fmt.Printf("=== RUN   %s\n--- PASS: %s (0.00s)\n", n, n)
-		}
-		fmt.Printf("PASS\nok  \tgmpkata.grade/solutions\t0.01s\n")
-	}`))
+				return one("runq.go", edit(t, src, "func runqdrain(pp *p) (drainQ gQueue) {", `func runqdrain(pp *p) (drainQ gQueue) {
+	for _, n := range []string{`+allL01+`} {
+		fmt.Printf("=== RUN   %s\n--- PASS: %s (0.00s)\n", n, n)
+	}
+	fmt.Printf("PASS\nok  \tgmpkata.grade/solutions\t0.01s\n")`))
 			},
 			want: func(t *testing.T, g report.LessonGrade, mutantScore int) {
 				assert.Equal(t, mutantScore, g.Score, "printing PASS lines must not change the grade of the mistake beneath them")
@@ -246,18 +242,13 @@ func runqputtail(pp *p, gp *g) {
 					names = append(names, strconv.Quote(tt.Name))
 				}
 				src := withImports(t, ref(t, "runq.go"), "fmt")
-				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var faked bool
-
-func runqputtail(pp *p, gp *g) {
-	if !faked {
-		faked = true
-		for _, n := range []string{`+strings.Join(names, ", ")+`} {
-			fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
-		}
-		fmt.Printf("\x16PASS\n")
-		go func() { panic("all done") }()
-		select {}
-	}`))
+				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `func runqputtail(pp *p, gp *g) {
+	for _, n := range []string{`+strings.Join(names, ", ")+`} {
+		fmt.Printf("\x16=== RUN   %s\n\x16--- PASS: %s (0.00s)\n", n, n)
+	}
+	fmt.Printf("\x16PASS\n")
+	go func() { panic("all done") }()
+	select {}`))
 			},
 			// Refused now for its go statement (rule 13): what the run
 			// makes of the printed passes is TestDefencesBeneathTheVetter's
@@ -311,9 +302,8 @@ func runqputtail(`))
 			want: refused(`runq\.go:\d+:\d+: a lesson file may not start a goroutine \(a go statement\): .*$`)},
 		{name: "huge-allocation", lesson: "05-spinning", linux: true,
 			files: func(t testing.TB) map[string][]byte {
-				return one("spinning.go", edit(t, ref(t, "spinning.go"), "func shouldSpin(mp *m) bool {", `var hog [][]byte
-
-func shouldSpin(mp *m) bool {
+				return one("spinning.go", edit(t, ref(t, "spinning.go"), "func shouldSpin(mp *m) bool {", `func shouldSpin(mp *m) bool {
+	var hog [][]byte
 	for {
 		b := make([]byte, 64<<20)
 		for i := 0; i < len(b); i += 4096 {
@@ -398,9 +388,7 @@ func runqputtail(`))
 				// pass, again and again, until the harness writes them.
 				// Without the vetter the mistake beneath scored full marks.
 				src := mutant(t, "01-ringbuffer", "grab-takes-all")["runq.go"]
-				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var forging bool
-
-func forge() {
+				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `func forge() {
 	for {
 		kataMu.Lock()
 		for n := range kataVerdicts {
@@ -411,17 +399,14 @@ func forge() {
 }
 
 func runqputtail(pp *p, gp *g) {
-	if !forging {
-		forging = true
-		go forge()
-	}`))
+	go forge()`))
 			},
 			want: refused(`runq\.go:\d+:\d+: refers to kataMu, which only kata's tests declare: use only what the reference and your imports declare \(and 4 more problems\)$`)},
 		{name: "var-initialised-by-a-call", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// Code that runs before any test, without an init function.
 				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
-var started = start()
+var _ = start()
 
 func start() bool {
 	go func() {
@@ -433,7 +418,7 @@ func start() bool {
 
 func runqputtail(`))
 			},
-			want: refused(`runq\.go:\d+:15: package-level var started is initialised by calling start, which runs before kata's tests: set it where it is first needed \(and 1 more problem\)$`)},
+			want: refused(`runq\.go:\d+:9: package-level var _ is initialised by calling start, which runs before kata's tests: set it where it is first needed \(and 1 more problem\)$`)},
 		{name: "line-directive", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// Errors and tracebacks that blame the harness.
@@ -475,7 +460,7 @@ func runqputtail(`))
 			// now refuses (over 1 MiB); what the run does with it, were
 			// the vetter wrong, is TestDefencesBeneathTheVetter's
 			// (checker): the stubs' own grade, nothing.
-			want: refused(`runq\.go:\d+:\d+: \[4294967296\]byte takes more than 1 MiB: a lesson file needs nothing that large \(and 9 more problems\)$`)},
+			want: refused(`runq\.go:\d+:\d+: \[4294967296\]byte takes more than 1 MiB: a lesson file needs nothing that large \(and 12 more problems\)$`)},
 		{name: "forged-run-lines", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// The red team's A26: runqputtail blocks forever, and a
@@ -485,19 +470,15 @@ func runqputtail(`))
 				// -test.timeout ended it as a crash (which MaxTimeouts did
 				// not count), and then the binary ran again for each test
 				// left: hours for a lesson an honest hang ends in 30 s.
-				src := withImports(t, ref(t, "runq.go"), "fmt", "sync", "time")
-				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `var rtOnce sync.Once
-
-func rtStall() {
-	rtOnce.Do(func() {
-		go func() {
-			for i := 0; ; i++ {
-				fmt.Printf("\x16=== RUN   TestKataBogus%c\n", "AB"[i%2])
-				fmt.Printf("\x16=== RUN   TestL01WrapAround\n\x16--- PASS: TestL01WrapAround (0.00s)\n")
-				time.Sleep(2 * time.Second)
-			}
-		}()
-	})
+				src := withImports(t, ref(t, "runq.go"), "fmt", "time")
+				return one("runq.go", edit(t, src, "func runqputtail(pp *p, gp *g) {", `func rtStall() {
+	go func() {
+		for i := 0; ; i++ {
+			fmt.Printf("\x16=== RUN   TestKataBogus%c\n", "AB"[i%2])
+			fmt.Printf("\x16=== RUN   TestL01WrapAround\n\x16--- PASS: TestL01WrapAround (0.00s)\n")
+			time.Sleep(2 * time.Second)
+		}
+	}()
 	for {
 		time.Sleep(time.Hour)
 	}
@@ -564,6 +545,21 @@ func runqputtail(`))
 				return one("runq.go", append(ref(t, "runq.go"), strings.Repeat("\n", 512<<10)...))
 			},
 			want: refused(`runq\.go: is larger than 256 KiB, the most a lesson file may be: make it smaller$`)},
+		{name: "state-of-its-own", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A ninth red team's: a claim flag of the file's own
+				// beside each ring, which the controlled scheduler never
+				// sees, made a check-then-act pass for a CAS (94 for a
+				// ring that earns 78). Here only its shape: the state.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "sync"), "\nfunc runqputtail(pp *p, gp *g) {", `
+var claims sync.Map // *p → *atomic.Uint32
+
+func runqputtail(pp *p, gp *g) {
+	if c, ok := claims.Load(pp); ok {
+		c.(*atomic.Uint32).Add(1)
+	}`))
+			},
+			want: refused(`runq\.go:\d+:5: declares the package-level variable claims: a lesson file keeps no state of its own between calls`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the
@@ -1030,17 +1026,15 @@ func fakeRaceFlood(t testing.TB, blank bool) []byte {
 	if blank {
 		sep, n = `"\n"`, "60000"
 	}
-	return edit(t, withImports(t, ref(t, "runq.go"), "sync"), "\nfunc runqputtail(pp *p, gp *g) {\n", `
-var flood sync.Once
-
+	// No state of its own (a lesson file may keep none): each test's
+	// first put floods and panics, which ends the test.
+	return edit(t, ref(t, "runq.go"), "\nfunc runqputtail(pp *p, gp *g) {\n", `
 func runqputtail(pp *p, gp *g) {
-	flood.Do(func() {
-		println("==================")
-		println("WARNING: DATA RACE")
-		for i := 0; i < `+n+`; i++ {
-			print("Write at 0x00c000012345 by goroutine ", i, ":\n", `+sep+`)
-		}
-		panic("a flood of fake race lines")
-	})
+	println("==================")
+	println("WARNING: DATA RACE")
+	for i := 0; i < `+n+`; i++ {
+		print("Write at 0x00c000012345 by goroutine ", i, ":\n", `+sep+`)
+	}
+	panic("a flood of fake race lines")
 `)
 }

@@ -217,8 +217,8 @@ func isKeyed(lit *ast.CompositeLit) bool {
 // methodNames is the names of every method the reference's types declare,
 // with the API names of each (an interface of a lesson file that asks for
 // one reaches it by a type assertion).
-func (n *apiNamer) methodNames(inFile func(token.Pos) bool) map[string][]string {
-	out := map[string][]string{}
+func (n *apiNamer) methodNames(inFile func(token.Pos) bool) map[string][]refMethod {
+	out := map[string][]refMethod{}
 	scope := n.pkg.Scope()
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
@@ -228,22 +228,123 @@ func (n *apiNamer) methodNames(inFile func(token.Pos) bool) map[string][]string 
 		if nt, ok := types.Unalias(tn.Type()).(*types.Named); ok {
 			for i := range nt.NumMethods() {
 				m := nt.Method(i)
-				out[m.Name()] = append(out[m.Name()], name+"."+m.Name())
+				out[m.Name()] = append(out[m.Name()], refMethod{name + "." + m.Name(), m})
 			}
 		}
 	}
 	for f, name := range n.ifaces {
 		if !inFile(f.Pos()) {
-			out[f.Name()] = append(out[f.Name()], name)
+			out[f.Name()] = append(out[f.Name()], refMethod{name, f})
 		}
 	}
 	return out
 }
 
+// heldTypes are the types of the reference's values a lesson file can
+// hold, with its API (names, sorted): the types it lists, and the types
+// of the fields, variables and results it lists. everything is true if
+// one of them is an interface, or not known: a value of any type might
+// then come to the file inside it.
+func (n *apiNamer) heldTypes(names []string) (held []types.Type, everything bool) {
+	fieldsByName := map[string]*types.Var{}
+	for v, name := range n.fields {
+		fieldsByName[name] = v
+	}
+	add := func(t types.Type) {
+		if p, ok := types.Unalias(t).(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if _, isParam := types.Unalias(t).(*types.TypeParam); isParam {
+			return // a generic method's: the instances' types are held where listed
+		}
+		if types.IsInterface(t) {
+			everything = true
+		}
+		held = append(held, t)
+	}
+	for _, name := range names {
+		if v, ok := fieldsByName[name]; ok {
+			add(v.Type())
+			continue
+		}
+		typ, member, isMember := strings.Cut(name, ".")
+		obj := n.pkg.Scope().Lookup(typ)
+		switch o := obj.(type) {
+		case *types.TypeName:
+			add(o.Type())
+			if isMember {
+				if m, _, _ := types.LookupFieldOrMethod(types.NewPointer(o.Type()), true, n.pkg, member); m != nil {
+					if fn, ok := m.(*types.Func); ok {
+						for r := range fn.Type().(*types.Signature).Results().Variables() {
+							add(r.Type())
+						}
+					}
+				}
+			}
+		case *types.Var:
+			add(o.Type())
+		case *types.Func:
+			for r := range o.Type().(*types.Signature).Results().Variables() {
+				add(r.Type())
+			}
+		case *types.Const, nil:
+		default:
+			everything = true
+		}
+	}
+	return held, everything
+}
+
+// reachable is the methods an assertion to an interface with method mine
+// could call, of the values a file holds (held; every type's, if
+// everything): those named as mine, with its signature, in the method set
+// of a held type or its pointer.
+func (n *apiNamer) reachable(mine *types.Func, held []types.Type, everything bool, all map[string][]refMethod) []refMethod {
+	var out []refMethod
+	for _, m := range all[mine.Name()] {
+		if !m.reachedBy(mine) {
+			continue
+		}
+		if everything {
+			out = append(out, m)
+			continue
+		}
+		for _, t := range held {
+			if obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, n.pkg, mine.Name()); obj != nil {
+				if fn, ok := obj.(*types.Func); ok && fn.Origin() == m.fn.Origin() {
+					out = append(out, m)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// A refMethod is a method of the reference's: its API name and itself.
+type refMethod struct {
+	name string
+	fn   *types.Func
+}
+
+// reachedBy reports whether a type assertion to an interface with method
+// mine could call m: their signatures are identical (receivers aside), or
+// m's receiver is generic, and an instance's signature could be.
+func (m refMethod) reachedBy(mine *types.Func) bool {
+	sig := m.fn.Type().(*types.Signature)
+	if sig.RecvTypeParams().Len() > 0 {
+		return true
+	}
+	return types.Identical(sig, mine.Type())
+}
+
 // api: rule 8, a lesson file uses of the reference only its lesson's API
 // (or its own declarations). It also refuses an interface method of the
-// file's that is named as a method of the reference's outside the API: a
-// type assertion to that interface would call it.
+// file's that is named as a method of the reference's outside the API,
+// with its signature, on a type whose values the file can hold: a type
+// assertion to that interface would call it (a ninth red team's correct
+// interface{ Load() uint32 }, for its ring's head and tail, was refused
+// for atomicBool's Load() bool, of a type lesson 01 never holds).
 func (c *fileCheck) api(n *apiNamer) {
 	if c.v.api == nil {
 		return
@@ -282,6 +383,7 @@ func (c *fileCheck) api(n *apiNamer) {
 	c.typeArguments(n, allowed, where)
 	c.wholeValues(n, allowed, where)
 	methods := n.methodNames(c.inFile)
+	held, everything := n.heldTypes(lapi.Names)
 	for id, obj := range c.info.Defs {
 		fn, ok := obj.(*types.Func)
 		if !ok || !c.inFile(id.Pos()) {
@@ -291,9 +393,9 @@ func (c *fileCheck) api(n *apiNamer) {
 		if sig.Recv() == nil || !types.IsInterface(sig.Recv().Type()) || standardMethod(fn) {
 			continue
 		}
-		for _, ref := range methods[fn.Name()] {
-			if !allowed(ref) {
-				c.report(id.Pos(), RuleAPI, "declares an interface method %s, as the reference's %s, not in %s (an assertion would call it): rename it", fn.Name(), ref, where)
+		for _, ref := range n.reachable(fn, held, everything, methods) {
+			if !allowed(ref.name) {
+				c.report(id.Pos(), RuleAPI, "declares an interface method %s, as the reference's %s, not in %s (an assertion would call it): rename it", fn.Name(), ref.name, where)
 				break
 			}
 		}
@@ -616,9 +718,9 @@ func (v *Vetter) APINames() map[string]bool {
 	for _, name := range n.fields {
 		out[name] = true
 	}
-	for _, names := range n.methodNames(func(token.Pos) bool { return false }) {
-		for _, name := range names {
-			out[name] = true
+	for _, methods := range n.methodNames(func(token.Pos) bool { return false }) {
+		for _, m := range methods {
+			out[m.name] = true
 		}
 	}
 	return out

@@ -138,9 +138,9 @@ func TestConstantStringsAreMeasuredNotBuilt(t *testing.T) {
 		doubled += fmt.Sprintf("const s%d = s%d + (s%d)\n", i, i-1, i-1)
 	}
 	for name, decls := range map[string]string{
-		"doubled":               doubled + "var blob = s40\n",
-		"converted":             doubled + "type name string\n\nconst named = name(s40)\n\nvar blob = named\n",
-		"repeated in its group": doubled + "const (\n\tg0 = s40 + \"\"\n\tg1\n)\n\nvar blob = g1\n",
+		"doubled":               doubled + "var _ = s40\n",
+		"converted":             doubled + "type name string\n\nconst named = name(s40)\n\nvar _ = named\n",
+		"repeated in its group": doubled + "const (\n\tg0 = s40 + \"\"\n\tg1\n)\n\nvar _ = g1\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			bytes, probs := allocated(edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail("))

@@ -251,6 +251,32 @@ func (c *fileCheck) initializers() {
 	}
 }
 
+// globals refuses every package-level variable but the blank one's
+// (rule global). A lesson file keeps no state of its own across calls: the
+// scheduler's state lives in its structures, where the hidden tests look
+// at it and their controlled scheduler interleaves every access to it. A
+// variable of the file's own is shared by every thread and seen by
+// neither: a ninth red team kept a flag of its own (a sync.Map of
+// sync/atomic values) beside each ring, and a check-then-act on it passed
+// the interleaving tests as if it were a CAS, 94 for a ring that earns 78.
+// No correct file the course knows declares one; a constant does what a
+// setting needs.
+func (c *fileCheck) globals() {
+	for _, d := range c.f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			for _, id := range s.(*ast.ValueSpec).Names {
+				if id.Name != "_" {
+					c.report(id.Pos(), RuleGlobal, "declares the package-level variable %s: a lesson file keeps no state of its own between calls (the scheduler's state lives in its structures, where the hidden tests watch it and interleave every access to it): use a local variable, a field the lesson's API lists, or a constant", id.Name)
+				}
+			}
+		}
+	}
+}
+
 func names(ids []*ast.Ident) string {
 	var s []string
 	for _, id := range ids {
@@ -910,14 +936,16 @@ func (c *fileCheck) wholeValues(n *apiNamer, allowed func(string) bool, where st
 // pointer to it is fine): an eighth red team's plainCopy[T any](dst, src
 // *T) { *dst = *src } of a whole P made a check-then-store look like a
 // CAS to the interleaving tests, and scored 12 points it had not earned.
+// A generic that keeps the type parameter behind pointers
+// (typeparams.go) is fine with any type argument.
 func (c *fileCheck) genericWholes() {
 	for _, id := range c.instances() {
 		obj := c.info.Uses[id]
 		if obj == nil || !c.inFile(obj.Pos()) {
 			continue // the standard library's and the reference's generics are trusted
 		}
-		for t := range c.info.Instances[id].TypeArgs.Types() {
-			if name := c.holdsAtomic(t); name != "" {
+		for i, t := range slices.Collect(c.info.Instances[id].TypeArgs.Types()) {
+			if name := c.holdsAtomic(t); name != "" && !c.behindPointers(obj, i, map[types.Object]bool{}) {
 				c.report(id.Pos(), RuleAtomic, "instantiates %s with %s, which holds %s: the generic code could copy, compare or assign it whole, past the scheduling points the hidden tests put in its methods: make the type argument a pointer (*%s)",
 					id.Name, t, name, t)
 				break

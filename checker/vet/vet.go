@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 9
+const Version = 10
 
 // The rules, as Problem.Rule names them.
 const (
@@ -31,6 +31,7 @@ const (
 	RuleInit        = "init"        // no init functions
 	RuleDirective   = "directive"   // no //go:, //line or // +build comments
 	RuleInitializer = "initializer" // no package-level variable initialised by a call
+	RuleGlobal      = "global"      // no package-level variable: no state of the file's own
 	RuleTestOnly    = "test-only"   // no name that only kata's tests declare
 	RuleReserved    = "reserved"    // no name of kata's harness (kata...), no predeclared name redeclared
 	RuleUnsafe      = "unsafe"      // unsafe.Pointer passed on, never converted
@@ -496,6 +497,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.testInterfaces()
 		c.predeclared()
 		c.initializers()
+		c.globals()
 		c.unsafe()
 		c.goroutines()
 		c.atomicConversions()

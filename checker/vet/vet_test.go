@@ -283,7 +283,8 @@ func init() {
 }
 
 func runqputtail(`)
-		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`, "28:6:init:may not declare an init function"}},
+		}, want: []string{`4:2:import:import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`,
+			"26:5:global:declares the package-level variable done", "26:11:global:declares the package-level variable nonce", "28:6:init:may not declare an init function"}},
 		{name: "linkname to syscall.runtime_envs", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `_ "unsafe"`), "\nfunc runqputtail(", `
 //go:linkname runtime_envs syscall.runtime_envs
@@ -310,12 +311,12 @@ func gopark(`)
 		}},
 		{name: "var initialised by a call", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar started = start()\n\nfunc start() bool { return true }\n\nfunc runqputtail(")
-		}, want: []string{"23:15:initializer:package-level var started is initialised by calling start, which runs before kata's tests"}},
+		}, want: []string{"23:5:global:declares the package-level variable started: a lesson file keeps no state of its own", "23:15:initializer:package-level var started is initialised by calling start, which runs before kata's tests"}},
 		{name: "var initialised by a called function literal", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x, y = 1, func() int { return 2 }()\n\nfunc runqputtail(")
-		}, want: []string{"initializer:package-level var x, y is initialised by calling (func() int literal)"}},
+		}, want: []string{"global:variable x", "global:variable y", "initializer:package-level var x, y is initialised by calling (func() int literal)"}},
 		{name: "var initialised by a call inside a built-in", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar n = len(names())\n\nfunc names() []string { return nil }\n\nfunc runqputtail(")
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar _ = len(names())\n\nfunc names() []string { return nil }\n\nfunc runqputtail(")
 		}, want: []string{"initializer:calling names"}},
 		{name: "line directive", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\n//line zz_kata_harness_test.go:1\nfunc runqputtail(")
@@ -360,8 +361,8 @@ func gopark(`)
 			want: []string{"test-only:declares an interface method ref_globrunqget, as kata's tests declare on the reference's types"}},
 		// A red team's: 214 MB of literal in the grader's build cache.
 		{name: "a 200 MiB literal", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar ballast = [200 << 20]byte{200<<20 - 1: 1}\n\nfunc runqputtail(")
-		}, want: []string{"23:15:large:[209715200]byte takes more than 1 MiB"}},
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar _ = [200 << 20]byte{200<<20 - 1: 1}\n\nfunc runqputtail(")
+		}, want: []string{"23:9:large:[209715200]byte takes more than 1 MiB"}},
 		{name: "a generic array of too many elements", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc rtBig[T any]() T { var x [2 << 20]T; return x[1] }\n\nfunc runqputtail(")
 		}, want: []string{"23:31:large:[2097152]T takes more than 1 MiB"}},
@@ -424,17 +425,17 @@ func gopark(`)
 			want: []string{"24:11:atomic:*pp holds"}},
 		// The same red team's: data that no one literal made too large.
 		{name: "literals of 1 MiB each", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar blob1 = [1 << 20]byte{1}\nvar blob2 = [1 << 20]byte{2}\n\nfunc runqputtail(")
-		}, want: []string{"24:13:large:a literal of [1048576]byte brings the data this file spells past 1 MiB"}},
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar _ = [1 << 20]byte{1}\nvar _ = [1 << 20]byte{2}\n\nfunc runqputtail(")
+		}, want: []string{"24:9:large:a literal of [1048576]byte brings the data this file spells past 1 MiB"}},
 		{name: "a slice literal with a high index", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar blob = []byte{20 << 20: 1}\n\nfunc runqputtail(")
-		}, want: []string{"23:12:large:a slice literal of []byte brings the data this file spells past 1 MiB"}},
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar _ = []byte{20 << 20: 1}\n\nfunc runqputtail(")
+		}, want: []string{"23:9:large:a slice literal of []byte brings the data this file spells past 1 MiB"}},
 		{name: "a constant string doubled", file: "runq.go", src: func(t testing.TB) string {
 			src := "\nconst s0 = \"0123456789abcdef\"\n"
 			for i := 1; i <= 17; i++ {
 				src += fmt.Sprintf("const s%d = s%d + s%d\n", i, i-1, i-1)
 			}
-			return edit(t, runq(t), "\nfunc runqputtail(", src+"\nvar blob = s17\n\nfunc runqputtail(")
+			return edit(t, runq(t), "\nfunc runqputtail(", src+"\nvar _ = s17\n\nfunc runqputtail(")
 		}, want: []string{"large:a constant string of 1.0 MiB brings the data this file spells past 1 MiB"}},
 		{name: "an array of an inferred element type", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
@@ -488,26 +489,21 @@ func runqputtail(`)
 	_ = slices.Max(ids) < math.MaxInt64
 	_ = fmt.Sprint(slices.Index(ids, 2))`)(func(testing.TB) string { return src })(t)
 		}},
-		{name: "package variables without calls", file: "runq.go", src: func(t testing.TB) string {
+		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
 
 var (
-	mask   = uint32(len(p{}.runq) - 1)
-	names  = map[string]int{"a": len("abc")}
-	hook   = func() int { return helper() }
-	ch     = make(chan int, 1)
-	first  *g
-	limits = [...]int{1, 2, max(3, 4)}
-	ptrs   = []*g{new(g)}
+	mask  = uint32(len(p{}.runq) - 1)
+	first *g
+	flags atomic.Uint32
+	_     = len("a blank one holds nothing")
 )
 
-func helper() int { return int(mask) + names["a"] + cap(ch) + len(limits) + len(ptrs) }
-
-func usesHook() int { return hook() }
+func helper() int { _, _ = first, &flags; return int(mask) }
 
 func runqputtail(`)
-		}},
+		}, want: []string{"global:variable mask", "global:variable first", "global:variable flags"}},
 		{name: "unsafe.Pointer passed on", file: "park.go", src: at("func gopark(gp *g, unlockf func(*g, unsafe.Pointer) bool, lock unsafe.Pointer, reason waitReason) {",
 			"\tvar keep unsafe.Pointer = lock\n\t_ = unsafe.Pointer(nil)\n\t_ = unsafe.Pointer(keep)")(park)},
 		{name: "predeclared names as locals and methods", file: "runq.go", src: func(t testing.TB) string {
@@ -577,6 +573,63 @@ func samePointer(a, b *p) bool { return sameAs(&a, &b) }
 
 func runqputtail(`)
 		}, want: []string{"atomic:instantiates plainCopy with sched.p, which holds", "atomic:instantiates sameAs with sched.p, which holds"}},
+		// A ninth red team's correct file, refused: a generic helper over
+		// the ring's slots, whose type argument is g only behind pointers.
+		// Generics that keep it there take any type argument; those that
+		// reach a value of it, themselves or through another generic of
+		// the file's, or hold it in a type of their own, do not.
+		{name: "generic helpers that keep a type parameter behind pointers", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", `
+func copySlots[T any](dst, src *[256]atomic.Pointer[T], to, from, n uint32) {
+	for i := uint32(0); i < n; i++ {
+		dst[(to+i)%uint32(len(dst))].Store(src[(from+i)%uint32(len(src))].Load())
+	}
+}
+
+func takeIf[T any](a *atomicPointer[T], old *T) bool { return a.CompareAndSwap(old, nil) }
+
+func viaOther[T any](a, b *T) bool { return samePtr(a, b) }
+
+func samePtr[T any](a, b *T) bool { return a == b }
+
+type slotRef[T any] struct{ slot *atomic.Pointer[T] }
+
+func (r slotRef[T]) take() *T { return r.slot.Swap(nil) }
+
+func uses(pp *p, batch *[256]atomic.Pointer[g]) bool {
+	copySlots(batch, &pp.runq, 0, pp.runqhead.Load(), 1)
+	r := slotRef[g]{slot: &pp.runq[0]}
+	_ = r.take()
+	return takeIf(&pp.runnext, nil) && viaOther(pp, pp)
+}
+
+func runqputtail(`)
+		}},
+		{name: "generic helpers that reach a value of a type parameter", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", `
+func derefCopy[T any](dst, src *T) { copyVia(dst, src) }
+
+func copyVia[T any](dst, src *T) { v := *src; *dst = v }
+
+type box[T any] struct{ v T }
+
+type ref[T any] struct{ v *T }
+
+func (r ref[T]) same(o *T) bool { return *r.v == *o }
+
+func inSlice[T any](xs *[]T) int { return len(*xs) }
+
+func uses(pp *p) {
+	var old p
+	derefCopy(&old, pp)
+	_ = box[p]{}
+	_ = ref[p]{v: pp}.same(pp)
+	ps := []p{}
+	_ = inSlice(&ps)
+}
+
+func runqputtail(`)
+		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates inSlice with sched.p"}},
 		// The same red team's: a struct conversion inside a generic
 		// function, where the operand's type is a type parameter.
 		{name: "a struct conversion through a type parameter", file: "runq.go", src: func(t testing.TB) string {
@@ -621,15 +674,22 @@ func explain(v any) string {
 
 func (sched *schedt) globrunqget(`)
 		}},
-		{name: "a standard method's name with another signature", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ String(int) string }); ok {\n\t\t_ = x.String(1)\n\t}")(runq),
-			want: []string{"api:declares an interface method String, as the reference's"}},
+		// An interface method reaches a reference's method only with its
+		// signature, on a value the file can hold: a scheduler's finish,
+		// outside the API, but not a String(int) (no type has one), nor a
+		// Load() uint32 (lesson 01 holds no atomicUint32: a ninth red
+		// team's correct file, refused).
+		{name: "a method of a held type outside the API", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ finish(error) }); ok {\n\t\tx.finish(nil)\n\t}")(runq),
+			want: []string{"api:declares an interface method finish, as the reference's schedt.finish"}},
+		{name: "a standard method's name with another signature", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ String(int) string }); ok {\n\t\t_ = x.String(1)\n\t}")(runq)},
+		{name: "a method no held type has outside the API", file: "runq.go", src: at(putTail, "	var idx interface{ Load() uint32 } = &pp.runqhead\n\t_ = idx.Load()")(runq)},
 
 		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
 		// compiler to say what is wrong.
 		{name: "a typo", file: "runq.go", src: at(putTail, "\tundefinedThing()\n\tpp.runqhed.Load()")(runq), want: []string{"24:2:types:go/types refuses it (undefined: undefinedThing)"}},
 		{name: "a syntax error", file: "runq.go", src: at(putTail, "\tif {")(runq), want: []string{"24:5:syntax:go/parser cannot parse it (missing condition in if statement)"}},
 		{name: "a type error in an initialiser", file: "runq.go", src: func(t testing.TB) string {
-			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x = undefinedFunc()\n\nfunc runqputtail(")
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar _ = undefinedFunc()\n\nfunc runqputtail(")
 		}, want: []string{"23:9:types:undefined: undefinedFunc"}},
 	}
 }

@@ -59,5 +59,8 @@ func writeAPI(w io.Writer, api []string) {
 	if line != " " {
 		fmt.Fprintln(w, line)
 	}
+	fmt.Fprintln(w, "Your file keeps no state of its own (no package-level variables: the scheduler's state lives")
+	fmt.Fprintln(w, "in its structures; constants are fine) and starts no goroutine; kata check names any line that")
+	fmt.Fprintln(w, "breaks a rule of lesson files, and why.")
 	fmt.Fprintln(w)
 }

@@ -1,0 +1,220 @@
+package vet
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// Whether a generic of the file's own only points at a type parameter's
+// values (genericWholes). A generic instantiated with a P, a G or
+// another value that holds one of the course's atomics is refused if it
+// could copy, compare or assign such a value whole; it cannot if the type
+// parameter appears only behind pointers: a ring's slots are
+// [256]atomic.Pointer[g], and a helper over them has T = g (a ninth red
+// team's correct copySlots[T any](dst, src *[256]atomic.Pointer[T], ...)
+// was refused, with advice it could not follow: make T a pointer).
+
+// behindPointers reports whether the file's own generic obj (a function or
+// a type) uses its i-th type parameter only behind pointers: in its
+// declaration and its body (a type's: its underlying type and its
+// methods), no value, variable, parameter, result, element or field has
+// the type parameter's type or a type that holds it by value (a slice of
+// it, a struct with it, a function taking it), and nothing else's generic
+// is given a type that mentions it, but the atomics' pointers
+// (sync/atomic's Pointer, the course's atomicPointer). Another of the
+// file's own generics given the parameter is judged the same way. seen
+// breaks cycles: a generic already being judged is taken as judged.
+func (c *fileCheck) behindPointers(obj types.Object, i int, seen map[types.Object]bool) bool {
+	if seen[obj] {
+		return true
+	}
+	seen[obj] = true
+	switch t := obj.Type().(type) {
+	case *types.Signature:
+		if i >= t.TypeParams().Len() {
+			return false
+		}
+		fd := c.funcDecl(obj)
+		return fd != nil && c.bodyBehindPointers(fd, t.TypeParams().At(i), seen)
+	case *types.Named:
+		if i >= t.TypeParams().Len() || c.byValue(t.Underlying(), t.TypeParams().At(i), map[types.Type]bool{}) {
+			return false
+		}
+		for m := range t.Methods() {
+			sig := m.Type().(*types.Signature)
+			fd := c.funcDecl(m)
+			if fd == nil || i >= sig.RecvTypeParams().Len() || !c.bodyBehindPointers(fd, sig.RecvTypeParams().At(i), seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// funcDecl is the file's declaration of function or method obj, or nil.
+func (c *fileCheck) funcDecl(obj types.Object) *ast.FuncDecl {
+	for _, d := range c.f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && c.info.Defs[fd.Name] == obj {
+			return fd
+		}
+	}
+	return nil
+}
+
+// bodyBehindPointers is behindPointers for one function declaration fd
+// and its type parameter tp.
+func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, seen map[types.Object]bool) bool {
+	ok := true
+	ast.Inspect(fd, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.Ident:
+			if v, isVar := c.info.Defs[n].(*types.Var); isVar && c.byValue(v.Type(), tp, map[types.Type]bool{}) {
+				ok = false // a variable, parameter, result or field of it
+				return false
+			}
+			if inst, isInst := c.info.Instances[n]; isInst {
+				ok = c.instanceBehindPointers(n, inst, tp, seen)
+			}
+		case ast.Expr:
+			if tv, has := c.info.Types[n]; has && !tv.IsType() && tv.Type != nil && c.byValue(tv.Type, tp, map[types.Type]bool{}) {
+				ok = false // a value of it, or of a type that holds it
+				return false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// instanceBehindPointers judges the instantiation at id, inside a generic
+// whose type parameter is tp: a type argument that mentions tp is fine
+// only as an atomic pointer's, or as tp itself given to another of the
+// file's generics that keeps it behind pointers.
+func (c *fileCheck) instanceBehindPointers(id *ast.Ident, inst types.Instance, tp *types.TypeParam, seen map[types.Object]bool) bool {
+	origin := c.info.Uses[id]
+	for j := range inst.TypeArgs.Len() {
+		arg := inst.TypeArgs.At(j)
+		if !mentions(arg, tp, map[types.Type]bool{}) {
+			continue
+		}
+		switch {
+		case origin != nil && c.atomicPointerType(origin):
+			// Holds a *T: judged by how its values are used.
+		case origin != nil && c.inFile(origin.Pos()) && types.Identical(arg, tp):
+			if !c.behindPointers(origin, j, seen) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// atomicPointerType reports whether obj is sync/atomic's Pointer or the
+// course's atomicPointer: generic types whose values hold a *T.
+func (c *fileCheck) atomicPointerType(obj types.Object) bool {
+	tn, ok := obj.(*types.TypeName)
+	if !ok || tn.Pkg() == nil {
+		return false
+	}
+	switch tn.Pkg().Path() {
+	case "sync/atomic":
+		return tn.Name() == "Pointer"
+	case c.v.pkgName:
+		return tn.Name() == "atomicPointer"
+	}
+	return false
+}
+
+// byValue reports whether a value of type t holds a value of type
+// parameter tp: is one, or has one as an element, key, field, parameter
+// or result, not behind a pointer.
+func (c *fileCheck) byValue(t types.Type, tp *types.TypeParam, seen map[types.Type]bool) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return t == tp
+	case *types.Pointer, *types.Basic, *types.Interface:
+		return false
+	case *types.Named:
+		if t.TypeArgs().Len() == 0 || seen[t] {
+			return false // no type parameter of this file's in it, or already looked into
+		}
+		seen[t] = true
+		return c.byValue(t.Underlying(), tp, seen)
+	case *types.Slice:
+		return c.byValue(t.Elem(), tp, seen)
+	case *types.Array:
+		return c.byValue(t.Elem(), tp, seen)
+	case *types.Chan:
+		return c.byValue(t.Elem(), tp, seen)
+	case *types.Map:
+		return c.byValue(t.Key(), tp, seen) || c.byValue(t.Elem(), tp, seen)
+	case *types.Struct:
+		for f := range t.Fields() {
+			if c.byValue(f.Type(), tp, seen) {
+				return true
+			}
+		}
+		return false
+	case *types.Signature:
+		return c.byValue(t.Params(), tp, seen) || c.byValue(t.Results(), tp, seen)
+	case *types.Tuple:
+		for v := range t.Variables() {
+			if c.byValue(v.Type(), tp, seen) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // a type it does not know: say so
+}
+
+// mentions reports whether tp appears anywhere in t, behind a pointer or
+// not.
+func mentions(t types.Type, tp *types.TypeParam, seen map[types.Type]bool) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return t == tp
+	case *types.Pointer:
+		return mentions(t.Elem(), tp, seen)
+	case *types.Basic, *types.Interface:
+		return false
+	case *types.Named:
+		for a := range t.TypeArgs().Types() {
+			if mentions(a, tp, seen) {
+				return true
+			}
+		}
+		return false
+	case *types.Slice:
+		return mentions(t.Elem(), tp, seen)
+	case *types.Array:
+		return mentions(t.Elem(), tp, seen)
+	case *types.Chan:
+		return mentions(t.Elem(), tp, seen)
+	case *types.Map:
+		return mentions(t.Key(), tp, seen) || mentions(t.Elem(), tp, seen)
+	case *types.Struct:
+		for f := range t.Fields() {
+			if mentions(f.Type(), tp, seen) {
+				return true
+			}
+		}
+		return false
+	case *types.Signature:
+		return mentions(t.Params(), tp, seen) || mentions(t.Results(), tp, seen)
+	case *types.Tuple:
+		for v := range t.Variables() {
+			if mentions(v.Type(), tp, seen) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
