@@ -65,6 +65,7 @@ func TestVetRefusesBeforeCompiling(t *testing.T) {
 	}
 	want := []string{
 		`runq.go:4:2: import "os" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)`,
+		"runq.go:26:5: declares the package-level variable forged: a lesson file keeps no state of its own between calls",
 		"runq.go:28:6: a lesson file may not declare an init function",
 	}
 	if len(res.VetProblems) != len(want) {
@@ -79,7 +80,7 @@ func TestVetRefusesBeforeCompiling(t *testing.T) {
 		t.Errorf("%d tests, want %d", len(res.Tests), len(l.Tests))
 	}
 	for _, tr := range res.Tests {
-		if tr.Status != StatusFail || tr.Message != "breaks a rule of lesson files: "+res.VetProblems[0]+" (and 1 more problem)" {
+		if tr.Status != StatusFail || tr.Message != "breaks a rule of lesson files: "+res.VetProblems[0]+" (and 2 more problems)" {
 			t.Errorf("%s: %s %q", tr.Name, tr.Status, tr.Message)
 		}
 	}
@@ -92,7 +93,7 @@ func TestVetRefusesBeforeCompiling(t *testing.T) {
 	}
 	all["runq.go"] = files["runq.go"]
 	capstone := c.Capstone(context.Background(), all)
-	if capstone.Status != StatusFail || capstone.Score != 0 || len(capstone.VetProblems) != 2 || len(capstone.CompileErrors) != 0 {
+	if capstone.Status != StatusFail || capstone.Score != 0 || len(capstone.VetProblems) != 3 || len(capstone.CompileErrors) != 0 {
 		t.Errorf("capstone: %s %d/%d, vet problems %q, compile errors %q: want it refused", capstone.Status, capstone.Score, capstone.MaxScore, capstone.VetProblems, capstone.CompileErrors)
 	}
 }
