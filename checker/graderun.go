@@ -169,13 +169,20 @@ func (g *grading) take(rrs []*runResult, batches [][]string) {
 			return
 		}
 	}
+	// The tests no run of these was asked to run (after a split, all but
+	// the one run alone) are left as they were.
 	var left []string
+	for _, name := range g.remaining {
+		if !slices.ContainsFunc(batches, func(b []string) bool { return slices.Contains(b, name) }) {
+			left = append(left, name)
+		}
+	}
 	for i, rr := range rrs {
 		g.remaining = batches[i]
 		g.takeRun(rr, batches[i])
 		left = append(left, g.remaining...)
 	}
-	g.remaining = g.inOrder(left)
+	g.remaining = g.stopEarly(g.inOrder(left), rrs)
 }
 
 // takeRun settles what run rr settles of batch, which is g.remaining, and
@@ -338,9 +345,9 @@ func (g *grading) judgeUntrusted(rr *runResult, batch []string) (progress bool) 
 }
 
 // next is what is left to run after run rr, which was not trusted, of
-// batch: the tests not settled, less those not to start (after a failure,
-// with failFast; after Options.MaxTimeouts tests were stopped), and, if
-// the run settled nothing (progress), what it says of them.
+// batch: the tests not settled, less, if the run settled nothing
+// (progress), what it says of them. (stopEarly then takes out those not
+// to start at all.)
 func (g *grading) next(rr *runResult, batch []string, progress bool) []string {
 	c := g.c
 	racedRun := rr.raced()
@@ -372,35 +379,49 @@ func (g *grading) next(rr *runResult, batch []string, progress bool) []string {
 			next = nil
 		}
 	}
+	return next
+}
+
+// stopEarly is what is left to run of remaining after runs rrs, less the
+// tests not to start: all of them after a failure, with failFast; after
+// Options.MaxTimeouts tests were stopped, all but those a run's harness
+// said passed, which run again to be confirmed.
+func (g *grading) stopEarly(remaining []string, rrs []*runResult) []string {
 	if g.r.failFast && slices.ContainsFunc(slices.Collect(maps.Values(g.results)), func(t TestResult) bool { return t.Status != StatusPass }) {
 		// One failure settles the question asked (is this code wrong?).
-		for _, name := range next {
+		for _, name := range remaining {
 			g.record(name, StatusFail, notRunPrefix+"an earlier test failed", 0)
 		}
-		next = nil
+		return nil
 	}
-	if c.opts.MaxTimeouts > 0 && g.stopped >= c.opts.MaxTimeouts {
+	if g.c.opts.MaxTimeouts > 0 && g.stopped >= g.c.opts.MaxTimeouts {
 		// Run again only what passed, as its harness said (a "--- PASS"
 		// line the code printed buys no run), to confirm it; what never
 		// started does not start.
 		var confirm []string
-		for _, name := range next {
-			if rr.ended[name] == "pass" {
+		for _, name := range remaining {
+			if slices.ContainsFunc(rrs, func(rr *runResult) bool { return rr.ended[name] == "pass" }) {
 				confirm = append(confirm, name)
 				continue
 			}
 			g.record(name, StatusFail, "not run: an earlier test of this lesson was stopped for running out of time, memory or output, and this one would likely be too", 0)
 		}
-		next = confirm
+		return confirm
 	}
-	return next
+	return remaining
 }
 
 // result is the lesson's result, every test settled, in the lesson's order.
 func (g *grading) result(start time.Time) *LessonResult {
 	res := g.res
 	for _, name := range g.order {
-		tr := g.results[name]
+		tr, ok := g.results[name]
+		if !ok {
+			// Never so: every test is settled before the loop ends. Were
+			// one not, it fails, saying so, rather than leave a blank row.
+			g.record(name, StatusFail, "kata lost this test's result (a bug of kata's, not of your code: please report it)", 0)
+			tr = g.results[name]
+		}
 		res.Tests = append(res.Tests, tr)
 		res.Score += tr.Score
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/lessons"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -92,5 +93,28 @@ func TestProcessesJudgeEachAlone(t *testing.T) {
 		require.NotNil(t, phase, "%+v", two.Phases)
 		assert.Equal(t, 2, phase.Processes, "the first run: two processes at once")
 		assert.Equal(t, 6, phase.Tests)
+	}
+}
+
+// TestSplitKeepsTheTestsNotRun: after a split, the run of one test alone
+// settles that test, and every other test left is still left, to run
+// alone in turn (a tenth red team's racy file lost thirteen tests here:
+// blank rows, 0 of 0 points). The run is a trusted one, made up.
+func TestSplitKeepsTheTestsNotRun(t *testing.T) {
+	c := withoutVet(sharedChecker(t))
+	r := &run{timeouts: map[string]time.Duration{"TestA": time.Minute, "TestB": time.Minute, "TestC": time.Minute}}
+	l := &lessons.Lesson{ID: "99-made-up", Tests: []lessons.Test{{Name: "TestA", Points: 1}, {Name: "TestB", Points: 1}, {Name: "TestC", Points: 1}}}
+	g := c.newGrading(l.ID, "made up", r, []*lessons.Lesson{l})
+	g.split, g.raced = true, true
+	batches := g.batches()
+	require.Equal(t, [][]string{{"TestA"}}, batches, "split: the first test alone")
+	rr := &runResult{s: newStream(), exitCode: 0, harness: &harnessReport{Honest: true, Verdicts: map[string]string{"TestA": "pass"}}, ended: map[string]string{"TestA": "pass"}}
+	rr.s.tests["TestA"] = &outcome{started: true, finished: true, action: "pass"}
+	g.take([]*runResult{rr}, batches)
+	assert.Equal(t, []string{"TestB", "TestC"}, g.remaining, "the tests not run yet are still to run")
+	assert.Equal(t, StatusPass, g.results["TestA"].Status)
+	res := g.result(time.Now())
+	for _, tr := range res.Tests[1:] {
+		assert.Contains(t, tr.Message, "kata lost this test's result", "a test never settled is said so, not left blank")
 	}
 }
