@@ -275,6 +275,27 @@ func (c *fileCheck) globals() {
 			}
 		}
 	}
+	// Another package's variables are state too (a tenth red team kept a
+	// try-lock in errors.ErrUnsupported, others in time.Local and
+	// unicode.Categories): none may be used, read or written.
+	for _, id := range c.uses() {
+		v, ok := c.info.Uses[id].(*types.Var)
+		if ok && v.Pkg() != nil && v.Pkg().Path() != c.v.pkgName && v.Parent() == v.Pkg().Scope() {
+			c.report(id.Pos(), RuleGlobal, "uses %s.%s, a variable of package %s: a lesson file uses no package's variables, another's or its own (they are state shared by every thread, which the hidden tests do not see): use a constant, or a value made where it is needed", v.Pkg().Name(), v.Name(), v.Pkg().Path())
+		}
+	}
+}
+
+// uses is the file's identifiers that refer to something, in order.
+func (c *fileCheck) uses() []*ast.Ident {
+	var ids []*ast.Ident
+	for id := range c.info.Uses {
+		if c.inFile(id.Pos()) {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b *ast.Ident) int { return cmp.Compare(a.Pos(), b.Pos()) })
+	return ids
 }
 
 func names(ids []*ast.Ident) string {
@@ -945,7 +966,7 @@ func (c *fileCheck) genericWholes() {
 			continue // the standard library's and the reference's generics are trusted
 		}
 		for i, t := range slices.Collect(c.info.Instances[id].TypeArgs.Types()) {
-			if name := c.holdsAtomic(t); name != "" && !c.behindPointers(obj, i, map[types.Object]bool{}) {
+			if name := c.holdsAtomic(t); name != "" && !c.behindPointers(obj, i, map[typeParamOf]bool{}) {
 				c.report(id.Pos(), RuleAtomic, "instantiates %s with %s, which holds %s: the generic code could copy, compare or assign it whole, past the scheduling points the hidden tests put in its methods: make the type argument a pointer (*%s)",
 					id.Name, t, name, t)
 				break

@@ -23,12 +23,15 @@ import (
 // is given a type that mentions it, but the atomics' pointers
 // (sync/atomic's Pointer, the course's atomicPointer). Another of the
 // file's own generics given the parameter is judged the same way. seen
-// breaks cycles: a generic already being judged is taken as judged.
-func (c *fileCheck) behindPointers(obj types.Object, i int, seen map[types.Object]bool) bool {
-	if seen[obj] {
+// breaks cycles: a type parameter of a generic already being judged is
+// taken as judged (each type parameter on its own: a tenth red team's
+// generic called itself with its two parameters swapped, and the second
+// was never judged).
+func (c *fileCheck) behindPointers(obj types.Object, i int, seen map[typeParamOf]bool) bool {
+	if seen[typeParamOf{obj, i}] {
 		return true
 	}
-	seen[obj] = true
+	seen[typeParamOf{obj, i}] = true
 	switch t := obj.Type().(type) {
 	case *types.Signature:
 		if i >= t.TypeParams().Len() {
@@ -52,6 +55,12 @@ func (c *fileCheck) behindPointers(obj types.Object, i int, seen map[types.Objec
 	return false
 }
 
+// typeParamOf is the i-th type parameter of generic obj.
+type typeParamOf struct {
+	obj types.Object
+	i   int
+}
+
 // funcDecl is the file's declaration of function or method obj, or nil.
 func (c *fileCheck) funcDecl(obj types.Object) *ast.FuncDecl {
 	for _, d := range c.f.Decls {
@@ -64,7 +73,7 @@ func (c *fileCheck) funcDecl(obj types.Object) *ast.FuncDecl {
 
 // bodyBehindPointers is behindPointers for one function declaration fd
 // and its type parameter tp.
-func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, seen map[types.Object]bool) bool {
+func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, seen map[typeParamOf]bool) bool {
 	ok := true
 	ast.Inspect(fd, func(n ast.Node) bool {
 		if !ok {
@@ -94,7 +103,7 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 // whose type parameter is tp: a type argument that mentions tp is fine
 // only as an atomic pointer's, or as tp itself given to another of the
 // file's generics that keeps it behind pointers.
-func (c *fileCheck) instanceBehindPointers(id *ast.Ident, inst types.Instance, tp *types.TypeParam, seen map[types.Object]bool) bool {
+func (c *fileCheck) instanceBehindPointers(id *ast.Ident, inst types.Instance, tp *types.TypeParam, seen map[typeParamOf]bool) bool {
 	origin := c.info.Uses[id]
 	for j := range inst.TypeArgs.Len() {
 		arg := inst.TypeArgs.At(j)

@@ -489,6 +489,19 @@ func runqputtail(`)
 	_ = slices.Max(ids) < math.MaxInt64
 	_ = fmt.Sprint(slices.Index(ids, 2))`)(func(testing.TB) string { return src })(t)
 		}},
+		// A tenth red team's: state kept in the allowed packages'
+		// variables instead.
+		{name: "another package's variables", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"errors"`, `"time"`), "\nfunc runqputtail(", `
+func stash(pp *p) {
+	errors.ErrUnsupported = nil
+	_ = time.Local
+	_ = time.UTC.String()
+	_ = time.Second // a constant: fine
+}
+
+func runqputtail(`)
+		}, want: []string{"global:uses errors.ErrUnsupported, a variable of package errors", "global:uses time.Local, a variable of package time", "global:uses time.UTC"}},
 		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
@@ -619,6 +632,16 @@ func (r ref[T]) same(o *T) bool { return *r.v == *o }
 
 func inSlice[T any](xs *[]T) int { return len(*xs) }
 
+// A tenth red team's: the parameter handed on in another's place.
+func flip[A, B any](a *A, b *B, n int) {
+	if n > 0 {
+		flip(b, a, n-1)
+		return
+	}
+	v := *b
+	_ = v
+}
+
 func uses(pp *p) {
 	var old p
 	derefCopy(&old, pp)
@@ -626,10 +649,12 @@ func uses(pp *p) {
 	_ = ref[p]{v: pp}.same(pp)
 	ps := []p{}
 	_ = inSlice(&ps)
+	n := 0
+	flip(pp, &n, 1)
 }
 
 func runqputtail(`)
-		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates inSlice with sched.p"}},
+		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates inSlice with sched.p", "atomic:instantiates flip with sched.p"}},
 		// The same red team's: a struct conversion inside a generic
 		// function, where the operand's type is a type parameter.
 		{name: "a struct conversion through a type parameter", file: "runq.go", src: func(t testing.TB) string {

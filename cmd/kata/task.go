@@ -59,8 +59,8 @@ func writeAPI(w io.Writer, api []string) {
 	if line != " " {
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintln(w, "Your file keeps no state of its own (no package-level variables: the scheduler's state lives")
-	fmt.Fprintln(w, "in its structures; constants are fine) and starts no goroutine; kata check names any line that")
-	fmt.Fprintln(w, "breaks a rule of lesson files, and why.")
+	fmt.Fprintln(w, "Your file keeps no state of its own (no package-level variables, its own or another package's:")
+	fmt.Fprintln(w, "the scheduler's state lives in its structures; constants are fine) and starts no goroutine;")
+	fmt.Fprintln(w, "kata check names any line that breaks a rule of lesson files, and why.")
 	fmt.Fprintln(w)
 }
