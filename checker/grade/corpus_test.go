@@ -560,6 +560,17 @@ func runqputtail(pp *p, gp *g) {
 	}`))
 			},
 			want: refused(`runq\.go:\d+:5: declares the package-level variable claims: a lesson file keeps no state of its own between calls`)},
+		{name: "state-in-another-package", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A tenth red team's: the same flag kept in a variable of
+				// an allowed package.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "errors"), "\nfunc runqputtail(pp *p, gp *g) {", `
+func runqputtail(pp *p, gp *g) {
+	if errors.ErrUnsupported == nil {
+		errors.ErrUnsupported = errors.New("held")
+	}`))
+			},
+			want: refused(`runq\.go:\d+:12: uses errors\.ErrUnsupported, a variable of package errors: a lesson file uses no package's variables`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the
