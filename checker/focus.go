@@ -59,7 +59,7 @@ type Progress struct {
 }
 
 // LessonWith is Lesson, focused or repeated by o.
-func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[string]string, o CheckOptions) *LessonResult {
+func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[string]string, o CheckOptions) (res *LessonResult) {
 	if o.Run != nil {
 		lc := *l
 		lc.Tests = nil
@@ -91,6 +91,18 @@ func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[s
 	defer r.cleanup()
 	r.progress = o.Progress
 	r.processes = o.Processes
+	if o.Processes > 1 {
+		var names []string
+		for _, t := range l.Tests {
+			names = append(names, t.Name)
+		}
+		r.weights = c.lastTimes(l.ID, names)
+		defer func() {
+			if res.Status != StatusError && o.Run == nil {
+				c.keepTimes(res)
+			}
+		}()
+	}
 	r.lessonDeadline = o.Deadline
 	r.printed = o.Printed
 	if r.printed == nil {
@@ -99,7 +111,7 @@ func (c *Checker) LessonWith(ctx context.Context, l *lessons.Lesson, files map[s
 	if o.Seed != 0 {
 		r.env = append(r.env, EnvSeed+"="+strconv.FormatUint(o.Seed, 10))
 	}
-	res := c.gradeRun(ctx, l.ID, l.Title, r, ls)
+	res = c.gradeRun(ctx, l.ID, l.Title, r, ls)
 	runs := 1
 	for ; runs < o.Count && res.Status == StatusPass; runs++ {
 		// Only a lesson that passed so far is run again: one failure

@@ -135,12 +135,17 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 
 // batches are the tests the next runs are to run, one batch per test
 // process, all at once: the one test to run alone after a split, else
-// the tests left spread over run.processes processes (shards).
+// the tests left spread over run.processes processes (shards), by their
+// times at the last check if known, else by their time limits.
 func (g *grading) batches() [][]string {
 	if g.split {
 		return [][]string{g.remaining[:1]}
 	}
-	return shards(g.remaining, g.r.processes, g.r.timeouts)
+	weights := g.r.weights
+	if weights == nil {
+		weights = g.r.timeouts
+	}
+	return shards(g.remaining, g.r.processes, weights)
 }
 
 // take settles what the runs rrs of batches settle. Each run is judged on

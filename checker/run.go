@@ -73,8 +73,10 @@ type run struct {
 	started  map[string]bool
 	// processes is how many test processes a run of several tests may be
 	// spread over, all running at once (CheckOptions.Processes); 0 or 1:
-	// one.
+	// one. weights are the tests' times at the last check (timings.go),
+	// by which they are spread; nil: by their time limits.
 	processes int
+	weights   map[string]time.Duration
 	// deadline is when the lesson's grading must be over (gradeRun's
 	// budget): no run of the binary goes past it. Zero: none.
 	deadline time.Time

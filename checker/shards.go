@@ -8,11 +8,10 @@ import (
 
 // shards spreads tests over at most n batches, one per test process, all
 // run at once (run.processes): a check of a correct file in about half the
-// time on two cores. Each test goes to the batch with the least time
-// limit so far, the longest limits first (limits: a test's limit is a
-// fair guess at its weight: the explorers and stress tests have the long
-// ones); each batch keeps the lesson's order. n of 1 or less, or fewer
-// than two tests: one batch.
+// time on two cores. Each test goes to the batch with the least weight so
+// far, the heaviest first (a weight: the test's time at the last check,
+// or its time limit, which says roughly which are long); each batch keeps
+// the lesson's order. n of 1 or less, or fewer than two tests: one batch.
 func shards(tests []string, n int, limits map[string]time.Duration) [][]string {
 	n = min(n, len(tests))
 	if n <= 1 {

@@ -118,3 +118,17 @@ func TestSplitKeepsTheTestsNotRun(t *testing.T) {
 		assert.Contains(t, tr.Message, "kata lost this test's result", "a test never settled is said so, not left blank")
 	}
 }
+
+// TestTimingsWeighTheNextCheck: a check keeps its tests' times, and the
+// next spreads its tests by them; a test it has no time for sends it back
+// to the time limits.
+func TestTimingsWeighTheNextCheck(t *testing.T) {
+	c := &Checker{opts: Options{CacheDir: t.TempDir()}}
+	c.keepTimes(&LessonResult{ID: "99-made-up", Tests: []TestResult{{Name: "TestA", Elapsed: 1.5}, {Name: "TestB", Elapsed: 0.2}, {Name: "TestC", Elapsed: 0.2}, {Name: "TestD", Elapsed: 1.2}}})
+	w := c.lastTimes("99-made-up", []string{"TestA", "TestB", "TestC", "TestD"})
+	require.NotNil(t, w)
+	assert.Equal(t, 1501*time.Millisecond, w["TestA"])
+	assert.Equal(t, [][]string{{"TestA"}, {"TestB", "TestC", "TestD"}}, shards([]string{"TestA", "TestB", "TestC", "TestD"}, 2, w), "1.5 and 1.2+0.2+0.2, the heaviest first")
+	assert.Nil(t, c.lastTimes("99-made-up", []string{"TestA", "TestE"}), "TestE was never timed")
+	assert.Nil(t, c.lastTimes("98-never-checked", []string{"TestA"}))
+}
