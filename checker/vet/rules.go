@@ -287,16 +287,7 @@ func (c *fileCheck) globals() {
 }
 
 // uses is the file's identifiers that refer to something, in order.
-func (c *fileCheck) uses() []*ast.Ident {
-	var ids []*ast.Ident
-	for id := range c.info.Uses {
-		if c.inFile(id.Pos()) {
-			ids = append(ids, id)
-		}
-	}
-	slices.SortFunc(ids, func(a, b *ast.Ident) int { return cmp.Compare(a.Pos(), b.Pos()) })
-	return ids
-}
+func (c *fileCheck) uses() []*ast.Ident { return identsIn(c, c.info.Uses) }
 
 func names(ids []*ast.Ident) string {
 	var s []string
@@ -811,9 +802,13 @@ func (b *dataBudget) literal(lit *ast.CompositeLit, t types.Type, inLiteral bool
 
 // instances is the identifiers of the file that instantiate a generic
 // function or type, in the order they are spelled.
-func (c *fileCheck) instances() []*ast.Ident {
+func (c *fileCheck) instances() []*ast.Ident { return identsIn(c, c.info.Instances) }
+
+// identsIn is the identifiers of the file among m's keys, in the order
+// they are spelled.
+func identsIn[V any](c *fileCheck, m map[*ast.Ident]V) []*ast.Ident {
 	var ids []*ast.Ident
-	for id := range c.info.Instances {
+	for id := range m {
 		if c.inFile(id.Pos()) {
 			ids = append(ids, id)
 		}

@@ -3,6 +3,7 @@ package vet
 import (
 	"go/ast"
 	"go/types"
+	"slices"
 )
 
 // Whether a generic of the file's own only points at a type parameter's
@@ -144,82 +145,55 @@ func (c *fileCheck) atomicPointerType(obj types.Object) bool {
 // parameter tp: is one, or has one as an element, key, field, parameter
 // or result, not behind a pointer.
 func (c *fileCheck) byValue(t types.Type, tp *types.TypeParam, seen map[types.Type]bool) bool {
-	switch t := types.Unalias(t).(type) {
-	case *types.TypeParam:
-		return t == tp
-	case *types.Pointer, *types.Basic, *types.Interface:
-		return false
-	case *types.Named:
-		if t.TypeArgs().Len() == 0 || seen[t] {
-			return false // no type parameter of this file's in it, or already looked into
-		}
-		seen[t] = true
-		return c.byValue(t.Underlying(), tp, seen)
-	case *types.Slice:
-		return c.byValue(t.Elem(), tp, seen)
-	case *types.Array:
-		return c.byValue(t.Elem(), tp, seen)
-	case *types.Chan:
-		return c.byValue(t.Elem(), tp, seen)
-	case *types.Map:
-		return c.byValue(t.Key(), tp, seen) || c.byValue(t.Elem(), tp, seen)
-	case *types.Struct:
-		for f := range t.Fields() {
-			if c.byValue(f.Type(), tp, seen) {
-				return true
-			}
-		}
-		return false
-	case *types.Signature:
-		return c.byValue(t.Params(), tp, seen) || c.byValue(t.Results(), tp, seen)
-	case *types.Tuple:
-		for v := range t.Variables() {
-			if c.byValue(v.Type(), tp, seen) {
-				return true
-			}
-		}
-		return false
-	}
-	return true // a type it does not know: say so
+	return holdsParam(t, tp, true, seen)
 }
 
 // mentions reports whether tp appears anywhere in t, behind a pointer or
 // not.
 func mentions(t types.Type, tp *types.TypeParam, seen map[types.Type]bool) bool {
+	return holdsParam(t, tp, false, seen)
+}
+
+// holdsParam is byValue, or, if not byValue, mentions. A type it does not
+// know holds tp, to be safe.
+func holdsParam(t types.Type, tp *types.TypeParam, byValue bool, seen map[types.Type]bool) bool {
+	in := func(t types.Type) bool { return holdsParam(t, tp, byValue, seen) }
 	switch t := types.Unalias(t).(type) {
 	case *types.TypeParam:
 		return t == tp
 	case *types.Pointer:
-		return mentions(t.Elem(), tp, seen)
+		return !byValue && in(t.Elem())
 	case *types.Basic, *types.Interface:
 		return false
 	case *types.Named:
-		for a := range t.TypeArgs().Types() {
-			if mentions(a, tp, seen) {
-				return true
-			}
+		if !byValue {
+			return slices.ContainsFunc(slices.Collect(t.TypeArgs().Types()), in)
 		}
-		return false
+		if t.TypeArgs().Len() == 0 || seen[t] {
+			return false // no type parameter of this file's in it, or already looked into
+		}
+		seen[t] = true
+		return in(t.Underlying())
 	case *types.Slice:
-		return mentions(t.Elem(), tp, seen)
+		return in(t.Elem())
 	case *types.Array:
-		return mentions(t.Elem(), tp, seen)
+		return in(t.Elem())
 	case *types.Chan:
-		return mentions(t.Elem(), tp, seen)
+		return in(t.Elem())
 	case *types.Map:
-		return mentions(t.Key(), tp, seen) || mentions(t.Elem(), tp, seen)
+		return in(t.Key()) || in(t.Elem())
 	case *types.Struct:
 		for f := range t.Fields() {
-			if mentions(f.Type(), tp, seen) {
+			if in(f.Type()) {
 				return true
 			}
 		}
 		return false
 	case *types.Signature:
-		return mentions(t.Params(), tp, seen) || mentions(t.Results(), tp, seen)
+		return in(t.Params()) || in(t.Results())
 	case *types.Tuple:
 		for v := range t.Variables() {
-			if mentions(v.Type(), tp, seen) {
+			if in(v.Type()) {
 				return true
 			}
 		}
