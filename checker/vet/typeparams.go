@@ -44,6 +44,12 @@ func (c *fileCheck) behindPointers(obj types.Object, i int, seen map[typeParamOf
 		if i >= t.TypeParams().Len() || c.byValue(t.Underlying(), t.TypeParams().At(i), map[types.Type]bool{}) {
 			return false
 		}
+		// The generics its declaration hands the parameter to: an
+		// embedded one's methods are its own (an eleventh red team's
+		// wrap[T]{ box[T] } compared and wrote a whole P through box's).
+		if ts := c.typeSpec(obj); ts == nil || !c.instancesBehindPointers(ts, t.TypeParams().At(i), seen) {
+			return false
+		}
 		for m := range t.Methods() {
 			sig := m.Type().(*types.Signature)
 			fd := c.funcDecl(m)
@@ -70,6 +76,35 @@ func (c *fileCheck) funcDecl(obj types.Object) *ast.FuncDecl {
 		}
 	}
 	return nil
+}
+
+// typeSpec is the file's declaration of type obj, or nil.
+func (c *fileCheck) typeSpec(obj types.Object) *ast.TypeSpec {
+	for _, d := range c.f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok {
+			for _, s := range g.Specs {
+				if ts, ok := s.(*ast.TypeSpec); ok && c.info.Defs[ts.Name] == obj {
+					return ts
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// instancesBehindPointers judges every instantiation in n
+// (instanceBehindPointers) for type parameter tp.
+func (c *fileCheck) instancesBehindPointers(n ast.Node, tp *types.TypeParam, seen map[typeParamOf]bool) bool {
+	ok := true
+	ast.Inspect(n, func(n ast.Node) bool {
+		if id, isID := n.(*ast.Ident); isID && ok {
+			if inst, isInst := c.info.Instances[id]; isInst {
+				ok = c.instanceBehindPointers(id, inst, tp, seen)
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // bodyBehindPointers is behindPointers for one function declaration fd

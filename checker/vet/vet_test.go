@@ -632,6 +632,20 @@ func (r ref[T]) same(o *T) bool { return *r.v == *o }
 
 func inSlice[T any](xs *[]T) int { return len(*xs) }
 
+// An eleventh red team's: a generic type whose embedded generic's
+// methods, promoted, compare and write a whole T.
+type cmpBox[T comparable] struct{ _ *T }
+
+func (cmpBox[T]) swapIf(addr, old, new *T) bool {
+	if *addr == *old {
+		*addr = *new
+		return true
+	}
+	return false
+}
+
+type wrapBox[T comparable] struct{ cmpBox[T] }
+
 // A tenth red team's: the parameter handed on in another's place.
 func flip[A, B any](a *A, b *B, n int) {
 	if n > 0 {
@@ -651,10 +665,12 @@ func uses(pp *p) {
 	_ = inSlice(&ps)
 	n := 0
 	flip(pp, &n, 1)
+	var w wrapBox[p]
+	_ = w.swapIf(pp, pp, pp)
 }
 
 func runqputtail(`)
-		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates inSlice with sched.p", "atomic:instantiates flip with sched.p"}},
+		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates inSlice with sched.p", "atomic:instantiates flip with sched.p", "atomic:instantiates wrapBox with sched.p"}},
 		// The same red team's: a struct conversion inside a generic
 		// function, where the operand's type is a type parameter.
 		{name: "a struct conversion through a type parameter", file: "runq.go", src: func(t testing.TB) string {
