@@ -41,7 +41,7 @@ func (c *fileCheck) behindPointers(obj types.Object, i int, seen map[typeParamOf
 		fd := c.funcDecl(obj)
 		return fd != nil && c.bodyBehindPointers(fd, t.TypeParams().At(i), seen)
 	case *types.Named:
-		if i >= t.TypeParams().Len() || c.byValue(t.Underlying(), t.TypeParams().At(i), map[types.Type]bool{}) {
+		if i >= t.TypeParams().Len() || byValue(t.Underlying(), t.TypeParams().At(i)) {
 			return false
 		}
 		// The generics its declaration hands the parameter to: an
@@ -117,7 +117,7 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 		}
 		switch n := n.(type) {
 		case *ast.Ident:
-			if v, isVar := c.info.Defs[n].(*types.Var); isVar && c.byValue(v.Type(), tp, map[types.Type]bool{}) {
+			if v, isVar := c.info.Defs[n].(*types.Var); isVar && byValue(v.Type(), tp) {
 				ok = false // a variable, parameter, result or field of it
 				return false
 			}
@@ -125,7 +125,7 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 				ok = c.instanceBehindPointers(n, inst, tp, seen)
 			}
 		case ast.Expr:
-			if tv, has := c.info.Types[n]; has && !tv.IsType() && tv.Type != nil && c.byValue(tv.Type, tp, map[types.Type]bool{}) {
+			if tv, has := c.info.Types[n]; has && !tv.IsType() && tv.Type != nil && byValue(tv.Type, tp) {
 				ok = false // a value of it, or of a type that holds it
 				return false
 			}
@@ -143,7 +143,7 @@ func (c *fileCheck) instanceBehindPointers(id *ast.Ident, inst types.Instance, t
 	origin := c.info.Uses[id]
 	for j := range inst.TypeArgs.Len() {
 		arg := inst.TypeArgs.At(j)
-		if !mentions(arg, tp, map[types.Type]bool{}) {
+		if !mentions(arg, tp) {
 			continue
 		}
 		switch {
@@ -179,14 +179,14 @@ func (c *fileCheck) atomicPointerType(obj types.Object) bool {
 // byValue reports whether a value of type t holds a value of type
 // parameter tp: is one, or has one as an element, key, field, parameter
 // or result, not behind a pointer.
-func (c *fileCheck) byValue(t types.Type, tp *types.TypeParam, seen map[types.Type]bool) bool {
-	return holdsParam(t, tp, true, seen)
+func byValue(t types.Type, tp *types.TypeParam) bool {
+	return holdsParam(t, tp, true, map[types.Type]bool{})
 }
 
 // mentions reports whether tp appears anywhere in t, behind a pointer or
 // not.
-func mentions(t types.Type, tp *types.TypeParam, seen map[types.Type]bool) bool {
-	return holdsParam(t, tp, false, seen)
+func mentions(t types.Type, tp *types.TypeParam) bool {
+	return holdsParam(t, tp, false, map[types.Type]bool{})
 }
 
 // holdsParam is byValue, or, if not byValue, mentions. A type it does not
