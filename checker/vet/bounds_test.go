@@ -309,7 +309,7 @@ type rtPair[A, B any] struct {
 
 func rtMk[T any](x T) rtPair[T, T] { return rtPair[T, T]{x, x} }
 
-func rtWide() int { return `+strings.Repeat("rtMk(", 16)+"0"+strings.Repeat(")", 16)+` }
+func rtWide() int { return `+strings.Repeat("rtMk(", 10)+"0"+strings.Repeat(")", 10)+` }
 
 func runqputtail(`)
 	probs, err := v.Sources(map[string][]byte{"runq.go": []byte(src)})
