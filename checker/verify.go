@@ -239,11 +239,21 @@ func (c *Checker) gradeTogether(ctx context.Context, l *lessons.Lesson, refSrc m
 			return fmt.Errorf("checker: %w", err)
 		}
 		if len(probs) == 0 {
-			todo = append(todo, i) // refused: graded alone, where the result says so
+			todo = append(todo, i)
+			continue
 		}
+		// Refused (a mutant that does not compile, say): graded alone,
+		// where the result says so, and kept out of the schemata, which
+		// it would keep from compiling.
+		variants[i] = nil
 	}
 	if len(todo) < 2 {
 		return nil
+	}
+	if len(todo) < countTrue(fits) {
+		if f, _, err = mutate.FromVariants(name, refSrc[name], variants); err != nil {
+			return err
+		}
 	}
 	r, cleanup, err := c.schemataBuild(ctx, l, f)
 	if err != nil || r == nil {
@@ -260,6 +270,17 @@ func (c *Checker) gradeTogether(ctx context.Context, l *lessons.Lesson, refSrc m
 		})
 	}
 	return ctx.Err()
+}
+
+// countTrue is the number of true values in bs.
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // gradeHinted grades l with grade; if hint names one of l's tests, it

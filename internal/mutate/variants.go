@@ -18,7 +18,8 @@ import (
 // function body byte for byte the same (imports, types, constants, every
 // signature). fits[i] says whether variants[i] did; one that does not
 // (it adds a helper, an import, a field) must be built on its own. A
-// variant that changes no body at all fits with no edit: it is src.
+// variant that changes no body at all fits with no edit: it is src; a nil
+// one does not fit.
 func FromVariants(name string, src []byte, variants [][]byte) (f *File, fits []bool, err error) {
 	fset := token.NewFileSet()
 	ref, err := parser.ParseFile(fset, name, src, parser.ParseComments)
