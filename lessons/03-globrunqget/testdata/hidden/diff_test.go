@@ -27,7 +27,18 @@ func TestL03Differential(t *testing.T) {
 // the global queue.
 func l03GenDiff(r *rand.Rand) (kitState, []kitOp) {
 	st := kitState{Seed: r.Uint64(), Debug: r.IntN(2) == 0, Global: kitGenGlobal(r, 300), Observe: l03TraceView}
-	for range 1 + r.IntN(8) {
+	nps := 1 + r.IntN(8)
+	long := r.IntN(4) == 0
+	if long {
+		// One P, a long queue and a caller asking for more than half a
+		// ring: the fair share is the whole queue, so only n and size
+		// limit the batch (no cap of 128 as in Go 1.24's globrunqget).
+		nps, st.Global = 1, nil
+		for i := range 129 + r.IntN(172) {
+			st.Global = append(st.Global, 9000+int64(i))
+		}
+	}
+	for range nps {
 		st.Ps = append(st.Ps, kitPState{})
 	}
 	var ops []kitOp
@@ -50,6 +61,9 @@ func l03GenDiff(r *rand.Rand) (kitState, []kitOp) {
 			switch r.IntN(3) {
 			case 0:
 				op.K = 128 // len(runq)/2, as findRunnable asks
+				if long {
+					op.K = 129 + r.IntN(172)
+				}
 			case 1:
 				op.K = 1 + r.IntN(4)
 			default:
