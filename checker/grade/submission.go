@@ -134,6 +134,9 @@ func (f *Finder) find(arg string) ([]*Submission, error) {
 		return []*Submission{f.fromArchive(arg, false)}, nil
 	}
 	if f.isWorkspace(arg) {
+		if held := f.heldSubmissions(arg, f.isWorkspace, true); len(held) > 0 {
+			return nil, bothWorkspaceAndClass(arg, f.marker(arg), held)
+		}
 		return []*Submission{f.fromDir(arg, false)}, nil
 	}
 	entries, err := os.ReadDir(arg)
@@ -173,12 +176,58 @@ func (f *Finder) note(msg string) {
 
 // isWorkspace reports whether dir is itself one submission.
 func (f *Finder) isWorkspace(dir string) bool {
+	return f.marker(dir) != ""
+}
+
+// marker is the first of the files that make dir a workspace that it
+// holds at its top ("" if none).
+func (f *Finder) marker(dir string) string {
 	for _, name := range append([]string{progressMarker, modMarker}, f.LessonFiles...) {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
-			return true
+			return name
 		}
 	}
-	return false
+	return ""
+}
+
+// heldLimit bounds how many entries of a workspace heldSubmissions reads.
+const heldLimit = 4096
+
+// heldSubmissions lists (up to three) what dir, which looks like one
+// submission, holds at its top that looks like a submission of its own: a
+// directory that is one (by is) or, with archives, an archive. A class
+// directory with a marker file at its top (a student's upload can put one
+// there) would otherwise be graded as one workspace, and every classmate
+// in it vanish from the gradebook.
+func (f *Finder) heldSubmissions(dir string, is func(string) bool, archives bool) []string {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	entries, _ := d.ReadDir(heldLimit)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	var held []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if e.IsDir() && is(filepath.Join(dir, name)) || archives && e.Type().IsRegular() && archiveExt(name) != "" {
+			if held = append(held, name); len(held) == 3 {
+				break
+			}
+		}
+	}
+	return held
+}
+
+// bothWorkspaceAndClass is the error for a directory that is both one
+// submission (it has marker at its top) and a directory of submissions.
+func bothWorkspaceAndClass(dir, marker string, held []string) error {
+	return fmt.Errorf("grade: %s has %s at its top, as one submission has, but also holds submissions (%s): kata will not guess which it is. "+
+		"If it is a class, remove %s from its top (a submission may have put it there); if it is one submission, move the others out of it",
+		report.Name(dir), report.Name(marker), report.Name(strings.Join(held, ", ")), report.Name(filepath.Join(dir, marker)))
 }
 
 // fromDir reads the submission in dir; listed says dir was found in a
@@ -266,6 +315,9 @@ func (f *Finder) findGit(dir, ref string) ([]*Submission, error) {
 		return nil, fmt.Errorf("grade: %q is not a git ref", ref)
 	}
 	if isGitRepo(dir) {
+		if held := f.heldSubmissions(dir, isGitRepo, false); len(held) > 0 {
+			return nil, bothWorkspaceAndClass(dir, ".git", held)
+		}
 		return []*Submission{f.fromGit(dir, ref)}, nil
 	}
 	entries, err := os.ReadDir(dir)

@@ -66,6 +66,46 @@ func TestFindWorkspaceAndClass(t *testing.T) {
 	assert.Len(t, one, 1)
 }
 
+// TestFindRefusesAClassWithAMarker: a file that makes a directory one
+// workspace (.kata/progress.json, go.mod, a lesson file), put at the top
+// of a class directory (a student's upload can put it there), made kata
+// grade the whole class as one workspace, and every honest classmate
+// vanish from the gradebook (red team round 12). Now the grading stops,
+// naming the marker and what else the directory holds.
+func TestFindRefusesAClassWithAMarker(t *testing.T) {
+	for _, marker := range []string{".kata/progress.json", "go.mod", "runq.go"} {
+		t.Run(strings.ReplaceAll(marker, "/", "_"), func(t *testing.T) {
+			class := filepath.Join(t.TempDir(), "class")
+			workspace(t, filepath.Join(class, "alice"), nil)
+			writeTarGz(t, filepath.Join(class, "bob.tar.gz"), dirEntries(t, filepath.Join(class, "alice"), ""))
+			if subs, err := finder().Find([]string{class}); assert.NoError(t, err) {
+				assert.Len(t, subs, 2, "the class before the marker")
+			}
+			p := filepath.Join(class, filepath.FromSlash(marker))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte("{}"), 0o644))
+			_, err := finder().Find([]string{class})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "has "+marker+" at its top, as one submission has, but also holds submissions (alice, bob.tar.gz)")
+			assert.Contains(t, err.Error(), "remove "+p)
+		})
+	}
+	t.Run("git", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git is not installed")
+		}
+		class := filepath.Join(t.TempDir(), "class")
+		for _, dir := range []string{class, filepath.Join(class, "erin")} {
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+		}
+		_, err := finder().Find([]string{class + "@main"})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "has .git at its top, as one submission has, but also holds submissions (erin)")
+	})
+}
+
 func TestFindRefusesUnsafeArchives(t *testing.T) {
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "ws")
