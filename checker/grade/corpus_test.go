@@ -571,6 +571,19 @@ func runqputtail(pp *p, gp *g) {
 	}`))
 			},
 			want: refused(`runq\.go:\d+:12: uses errors\.ErrUnsupported, a variable of package errors: a lesson file uses no package's variables`)},
+		{name: "state-behind-a-returned-pointer", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A twelfth red team's: the flag kept in a variable of an
+				// allowed package that no name reaches, through what one of
+				// its functions returns (time.Time{}.Location() is time's
+				// own utcLoc), written whole.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "time"), "\nfunc runqputtail(pp *p, gp *g) {", `
+func runqputtail(pp *p, gp *g) {
+	if loc := (time.Time{}).Location(); loc.String() == "UTC" {
+		*loc = *time.FixedZone("held", 1)
+	}`))
+			},
+			want: refused(`runq\.go:\d+:3: writes a whole time\.Location through a pointer: a lesson file writes no other package's values through pointers`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the

@@ -286,6 +286,78 @@ func (c *fileCheck) globals() {
 	}
 }
 
+// foreignWrites (rule global): a package's variables are also reached through what its
+// functions return (a twelfth red team wrote a whole time.Location over
+// the one time.Time{}.Location() returns, package time's own utcLoc, and
+// kept a counter and a shadow of each ring's head in it). So nothing of
+// another package's type is written whole through a pointer: no *x = v,
+// *x += v or (*x)++ where *x is of another package's named type, and no
+// generic of the file's own is given another package's struct or array
+// type, unless it keeps that type parameter behind pointers
+// (typeparams.go), where it can write no whole value of it.
+func (c *fileCheck) foreignWrites() {
+	check := func(lhs ast.Expr) {
+		star, ok := ast.Unparen(lhs).(*ast.StarExpr)
+		if !ok {
+			return
+		}
+		if t, ok := c.info.Types[star]; ok && c.foreign(t.Type, false) {
+			c.report(star.Pos(), RuleGlobal, "writes a whole %s through a pointer: a lesson file writes no other package's values through pointers (one a function of that package returned may be its own variable, state shared by every thread that the hidden tests do not see): make the value where it is needed instead", t.Type)
+		}
+	}
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			if s.Tok != token.DEFINE {
+				for _, lhs := range s.Lhs {
+					check(lhs)
+				}
+			}
+		case *ast.IncDecStmt:
+			check(s.X)
+		case *ast.RangeStmt:
+			if s.Tok == token.ASSIGN {
+				for _, lhs := range []ast.Expr{s.Key, s.Value} {
+					if lhs != nil {
+						check(lhs)
+					}
+				}
+			}
+		}
+		return true
+	})
+	for _, id := range c.instances() {
+		obj := c.info.Uses[id]
+		if obj == nil || !c.inFile(obj.Pos()) {
+			continue // the standard library's and the reference's generics are trusted
+		}
+		for i, t := range slices.Collect(c.info.Instances[id].TypeArgs.Types()) {
+			if c.foreign(t, true) && !c.behindPointers(obj, i, map[typeParamOf]bool{}) {
+				c.report(id.Pos(), RuleGlobal, "instantiates %s with %s, another package's type: the generic code could write a whole value of it through a pointer, and one that package's functions returned may be its own variable (state shared by every thread): keep the type parameter behind pointers (*T), or write the code for %s itself", id.Name, t, t)
+				break
+			}
+		}
+	}
+}
+
+// foreign reports whether t is a named type of another package than the
+// lesson's (with records, only one whose underlying type is a struct or
+// an array: a value that can hold a record).
+func (c *fileCheck) foreign(t types.Type, records bool) bool {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() == c.v.pkgName {
+		return false
+	}
+	if !records {
+		return true
+	}
+	switch named.Underlying().(type) {
+	case *types.Struct, *types.Array:
+		return true
+	}
+	return false
+}
+
 // uses is the file's identifiers that refer to something, in order.
 func (c *fileCheck) uses() []*ast.Ident { return identsIn(c, c.info.Uses) }
 

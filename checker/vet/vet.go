@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 11
+const Version = 12
 
 // The rules, as Problem.Rule names them.
 const (
@@ -503,6 +503,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.atomicConversions()
 		c.largeValues()
 		c.api(namer)
+		c.foreignWrites() // after api: a type argument outside the API is the more telling problem
 		c.ownership()
 		c.collisions()
 		out = append(out, c.problems...)

@@ -502,6 +502,35 @@ func stash(pp *p) {
 
 func runqputtail(`)
 		}, want: []string{"global:uses errors.ErrUnsupported, a variable of package errors", "global:uses time.Local, a variable of package time", "global:uses time.UTC"}},
+		// A twelfth red team's: a package's variable reached through what
+		// its functions return (time.Time{}.Location() is time's utcLoc),
+		// written whole to keep state in it.
+		{name: "another package's values written through pointers", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"time"`), "\nfunc runqputtail(", `
+func stash(pp *p) {
+	loc := time.Time{}.Location()
+	*loc = *time.FixedZone("n", int(pp.runqhead.Load()))
+	*time.Now().Location() = time.Location{}
+	_ = loc.String()
+	n := uint32(1)
+	pn := &n
+	*pn += 2 // the file's own value: fine
+	zone := *time.FixedZone("mine", 1) // a copy of its own: fine
+	_ = zone.String()
+}
+
+func setTo[T any](dst *T, v T) { *dst = v }
+
+func same[T any](p *T) *T { return p } // behind pointers: fine
+
+func launder() {
+	setTo(time.Time{}.Location(), *time.FixedZone("n", 1))
+	setTo(new(uint32), 3)
+	_ = same(time.Time{}.Location())
+}
+
+func runqputtail(`)
+		}, want: []string{"global:writes a whole time.Location through a pointer", "global:writes a whole time.Location through a pointer", "global:instantiates setTo with time.Location, another package's type"}},
 		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
