@@ -380,10 +380,10 @@ func (c *fileCheck) api(n *apiNamer) {
 	}
 	c.structConversions(n, allowed, where)
 	c.mirroredStructs(n, allowed, where)
-	c.typeArguments(n, allowed, where)
+	held, everything := n.heldTypes(lapi.Names)
+	c.typeArguments(n, allowed, where, held)
 	c.wholeValues(n, allowed, where)
 	methods := n.methodNames(c.inFile)
-	held, everything := n.heldTypes(lapi.Names)
 	for id, obj := range c.info.Defs {
 		fn, ok := obj.(*types.Func)
 		if !ok || !c.inFile(id.Pos()) {
@@ -733,10 +733,23 @@ func (v *Vetter) APINames() map[string]bool {
 // (a red team zeroed schedt.cfg, of type config, with a
 // zeroSwap(&pp.sched.cfg), and the debug checks that sched.lock is held
 // went with it). A type argument is looked into: pointers, slices, arrays,
-// maps, channels, functions, and the fields of an unnamed struct.
-func (c *fileCheck) typeArguments(n *apiNamer, allowed func(string) bool, where string) {
+// maps, channels, functions, and the fields of an unnamed struct. But a
+// pointer to a value the API lets the file hold (held: &pp.runqhead) is
+// fine: the generic handles the pointer whole, not the value, and calls
+// its methods only through its constraint's, which are judged as any
+// interface method of the file's is (a twelfth red team's correct
+// loadBoth[C interface{ Load() uint32 }](&pp.runqhead, &pp.runqtail) was
+// refused, and the same with an interface parameter accepted).
+func (c *fileCheck) typeArguments(n *apiNamer, allowed func(string) bool, where string, held []types.Type) {
+	pointerToHeld := func(t types.Type) bool {
+		ptr, ok := types.Unalias(t).(*types.Pointer)
+		return ok && slices.ContainsFunc(held, func(h types.Type) bool { return types.Identical(ptr.Elem(), h) })
+	}
 	for _, id := range c.instances() {
 		for t := range c.info.Instances[id].TypeArgs.Types() {
+			if pointerToHeld(t) {
+				continue
+			}
 			if name := once(&c.outsideMemo, t, func() string { return n.outside(t, c.inFile, allowed) }); name != "" {
 				c.report(id.Pos(), RuleAPI, "instantiates %s with %s, which reaches %s, not in %s: a generic function would handle it whole; use the names the lesson lists",
 					id.Name, t, displayAPI(name), where)

@@ -391,7 +391,7 @@ func gopark(`)
 		}, want: []string{"24:8:api:declares a struct type with the fields of the reference's config, which has config.procs, not in lesson 01-ringbuffer's API", "api:pp.sched.cfg is a whole value of config"}},
 		{name: "a G inferred into a struct type of g's fields", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, at(putTail, "\t_ = viewG(*gp)")(runq)(t), "\nfunc runqputtail(", "\n"+genericView(t, "runtime2.go", "g", "viewG")+"\nfunc runqputtail(")
-		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g", "api:instantiates viewG with *sched.schedt"}},
+		}, want: []string{"api:declares a struct type with the fields of the reference's g, which has g.sched", "api:declares a struct type with the fields of the reference's g", "api:instantiates viewG with sched.atomicUint32"}},
 		// A sixth red team's correct files, refused before: helper structs
 		// with the field names of a reference struct but other types, or
 		// a type declaration's own, which no reference value assigns to.
@@ -753,6 +753,17 @@ func (sched *schedt) globrunqget(`)
 			want: []string{"api:declares an interface method finish, as the reference's schedt.finish"}},
 		{name: "a standard method's name with another signature", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ String(int) string }); ok {\n\t\t_ = x.String(1)\n\t}")(runq)},
 		{name: "a method no held type has outside the API", file: "runq.go", src: at(putTail, "	var idx interface{ Load() uint32 } = &pp.runqhead\n\t_ = idx.Load()")(runq)},
+		// A twelfth red team's correct file: a generic helper over the
+		// ring's counters, given pointers to them (as an interface
+		// parameter would be), whose constraint has only listed methods.
+		{name: "a generic given pointers to held values", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "	_, _ = loadBoth(&pp.runqhead, &pp.runqtail)")(runq)(t), "\nfunc runqputtail(",
+				"\nfunc loadBoth[C interface{ Load() uint32 }](head, tail C) (h, t uint32) { return head.Load(), tail.Load() }\n\nfunc runqputtail(")
+		}},
+		// A twelfth red team's correct file: TryLock is in lesson 01's
+		// API, and the tests' build of the lock (interleave.go) declares it
+		// as the reference's plain build does.
+		{name: "an interface with the lock's listed TryLock", file: "runq.go", src: at(putTail, "	var l interface {\n\t\tLock()\n\t\tTryLock() bool\n\t} = &pp.sched.lock\n\tif l.TryLock() {\n\t\tpp.sched.lock.Unlock()\n\t}")(runq)},
 
 		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
 		// compiler to say what is wrong.
