@@ -198,7 +198,9 @@ func (r *checkRun) lesson(l *lessons.Lesson, alone bool) *checker.LessonResult {
 	live := liveProgress(r.human, l, r.asJSON)
 	o.Progress = live.show
 	res := r.ck.LessonWith(r.c.Context, l, r.ws.LessonFiles(l), o)
-	if res.Status == checker.StatusFail && alone && !r.c.Bool("no-blame") {
+	// No blame for the skeleton's own stubs: every function is at fault,
+	// and looking for one would cost a learner's first check seconds.
+	if res.Status == checker.StatusFail && alone && !r.c.Bool("no-blame") && !notStarted(r.ws, l) {
 		live.say("which function is at fault? your failing tests again, with one of your functions at a time replaced by the reference's ...")
 		start := time.Now()
 		res.Blame, _ = r.ck.Blame(r.c.Context, l, r.ws.LessonFiles(l), res) // no answer: nothing to say

@@ -118,6 +118,12 @@ func TestCheckVerboseSaysWhereTheTimeWent(t *testing.T) {
 
 	out, _, code = kata(t, dir, "check", "--no-race", "--format", "json", "03")
 	assert.Equal(t, exitFailed, code)
+	assert.NotContains(t, out, `"blame"`, "the skeleton's own stubs: no function to look for")
+
+	// Started: a failed check looks for the function at fault.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "globrunq.go"), append(skeleton, "\n// started\n"...), 0o644))
+	out, _, code = kata(t, dir, "check", "--no-race", "--format", "json", "03")
+	assert.Equal(t, exitFailed, code)
 	var rep checkReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Lessons, 1)

@@ -26,6 +26,6 @@
 // A schema that does not compile (a learner who changed a type the
 // reference's bodies use, say) gives no answer, and kata says nothing: the
 // blame is a hint on top of the grade, never part of it. kata check runs
-// it, on the learner's own machine, after a lesson has failed; kata grade
-// does not.
+// it, on the learner's own machine, after a lesson has failed (not on the
+// skeleton's untouched stubs); kata grade does not.
 package blame
