@@ -172,7 +172,8 @@ func TestBookInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
-	chromium(t) // no browser: skip before building what it would show
+	t.Parallel() // its own browser and directories; it mostly waits on the browser
+	chromium(t)  // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)
@@ -287,7 +288,8 @@ func TestCitationNotesInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
-	chromium(t) // no browser: skip before building what it would show
+	t.Parallel() // its own browser and directories; it mostly waits on the browser
+	chromium(t)  // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)
@@ -449,7 +451,8 @@ func TestFiguresInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
-	chromium(t) // no browser: skip before building what it would show
+	t.Parallel() // its own browser and directories; it mostly waits on the browser
+	chromium(t)  // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)
@@ -579,7 +582,8 @@ func TestTracePageInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
-	chromium(t) // no browser: skip before building what it would show
+	t.Parallel() // its own browser and directories; it mostly waits on the browser
+	chromium(t)  // no browser: skip before building what it would show
 	bin := buildKata(t)
 	dir := t.TempDir()
 	out, code := run(t, bin, dir, "trace", "imbalance", "--reference", "-o", "imbalance.html")
@@ -702,7 +706,8 @@ func TestTimelineZoomInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser; run without -short")
 	}
-	chromium(t) // no browser: skip before building what it would show
+	t.Parallel() // its own browser and directories; it mostly waits on the browser
+	chromium(t)  // no browser: skip before building what it would show
 	dir := t.TempDir()
 	site, err := book.Build(book.Options{Src: os.DirFS("..")})
 	require.NoError(t, err)

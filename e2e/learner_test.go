@@ -3,11 +3,13 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +48,16 @@ var kata struct {
 }
 
 func TestMain(m *testing.M) {
+	// The tests here mostly wait: on kata's subprocesses, on a browser.
+	// With go test's default of one test at a time per core, the waiting
+	// left cores idle; four at once keep them busy. An explicit
+	// -test.parallel (or -parallel) wins.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
+	}
 	code := m.Run()
 	if kata.dir != "" {
 		os.RemoveAll(kata.dir)
@@ -68,13 +80,8 @@ func run(t *testing.T, bin, dir string, args ...string) (string, int) {
 	return string(out), 0
 }
 
-var sharedCache string
-
 func cacheDir(t *testing.T) string {
-	if sharedCache == "" {
-		sharedCache = filepath.Join(os.TempDir(), "kata-e2e-cache")
-	}
-	return sharedCache
+	return filepath.Join(os.TempDir(), "kata-e2e-cache")
 }
 
 type checkJSON struct {
