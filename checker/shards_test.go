@@ -44,6 +44,7 @@ func TestProcessesJudgeEachAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades six tests of lesson 06 four times")
 	}
+	t.Parallel() // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
 	c := withoutVet(sharedChecker(t))
 	l := lesson(t, "06")
 	// Six of its tests: some call ready, some do not.

@@ -146,6 +146,7 @@ func TestVerifyRefusesAMutantThatDoesNotCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades the reference and the skeleton of lesson 01 too")
 	}
+	t.Parallel() // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
 	c := sharedChecker(t)
 	// Two quick tests are enough to tell a caught mutant, one that does not
 	// compile and one that changes nothing, and a grading stopped at its
@@ -201,6 +202,7 @@ func TestVerifyHints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades the reference and the skeleton of lesson 01 too")
 	}
+	t.Parallel() // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
 	c := sharedChecker(t)
 	ll := lesson01With(t, "TestL01FIFO", "TestL01WrapAround", "TestL01DrainEdges") // the last passes on a LIFO ring
 	lifo := "=== runq.go\n<<<<<<<\n\t\tgp := pp.runq[h%uint32(len(pp.runq))].Load()\n=======\n\t\tgp := pp.runq[(t-1)%uint32(len(pp.runq))].Load()\n>>>>>>>\n"

@@ -168,6 +168,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 // cases of the hostile corpus, checker/grade/corpus_test.go, before the
 // vetter refused them there.) Under -short, the first three.
 func TestDefencesBeneathTheVetter(t *testing.T) {
+	t.Parallel() // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
 	c := withoutVet(sharedChecker(t))
 	c.opts.Isolate = true
 	l := lesson(t, "01")
