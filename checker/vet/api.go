@@ -329,13 +329,70 @@ type refMethod struct {
 
 // reachedBy reports whether a type assertion to an interface with method
 // mine could call m: their signatures are identical (receivers aside), or
-// m's receiver is generic, and an instance's signature could be.
+// m's receiver is generic, or mine's signature mentions a type parameter
+// (a generic interface of the file's: finisher[E any] interface{
+// finish(E) }, instantiated with error, reached the scheduler's finish for
+// a thirteenth red team), and an instance's signature could be.
 func (m refMethod) reachedBy(mine *types.Func) bool {
 	sig := m.fn.Type().(*types.Signature)
-	if sig.RecvTypeParams().Len() > 0 {
+	if sig.RecvTypeParams().Len() > 0 || mentionsTypeParam(mine.Type()) {
 		return true
 	}
 	return types.Identical(sig, mine.Type())
+}
+
+// mentionsTypeParam reports whether t mentions a type parameter anywhere.
+func mentionsTypeParam(t types.Type) bool {
+	seen := map[types.Type]bool{}
+	var look func(t types.Type, depth int) bool
+	look = func(t types.Type, depth int) bool {
+		if t == nil || seen[t] || depth > 16 {
+			return false
+		}
+		seen[t] = true
+		switch t := types.Unalias(t).(type) {
+		case *types.TypeParam:
+			return true
+		case *types.Named:
+			for arg := range t.TypeArgs().Types() {
+				if look(arg, depth+1) {
+					return true
+				}
+			}
+		case *types.Pointer:
+			return look(t.Elem(), depth+1)
+		case *types.Slice:
+			return look(t.Elem(), depth+1)
+		case *types.Array:
+			return look(t.Elem(), depth+1)
+		case *types.Chan:
+			return look(t.Elem(), depth+1)
+		case *types.Map:
+			return look(t.Key(), depth+1) || look(t.Elem(), depth+1)
+		case *types.Signature:
+			for _, tuple := range []*types.Tuple{t.Params(), t.Results()} {
+				for v := range tuple.Variables() {
+					if look(v.Type(), depth+1) {
+						return true
+					}
+				}
+			}
+		case *types.Struct:
+			for f := range t.Fields() {
+				if look(f.Type(), depth+1) {
+					return true
+				}
+			}
+		case *types.Interface:
+			for m := range t.Methods() {
+				if look(m.Type(), depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return look(t, 0)
 }
 
 // api: rule 8, a lesson file uses of the reference only its lesson's API

@@ -751,6 +751,12 @@ func (sched *schedt) globrunqget(`)
 		// team's correct file, refused).
 		{name: "a method of a held type outside the API", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ finish(error) }); ok {\n\t\tx.finish(nil)\n\t}")(runq),
 			want: []string{"api:declares an interface method finish, as the reference's schedt.finish"}},
+		// A thirteenth red team's: a generic interface, whose method's
+		// signature is identical to the reference's only once instantiated.
+		{name: "a method of a held type outside the API through a generic interface", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "	if x, ok := any(pp.sched).(finisher[error]); ok {\n\t\tx.finish(nil)\n\t}")(runq)(t), "\nfunc runqputtail(",
+				"\ntype finisher[E any] interface{ finish(E) }\n\nfunc runqputtail(")
+		}, want: []string{"api:declares an interface method finish, as the reference's schedt.finish"}},
 		{name: "a standard method's name with another signature", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ String(int) string }); ok {\n\t\t_ = x.String(1)\n\t}")(runq)},
 		{name: "a method no held type has outside the API", file: "runq.go", src: at(putTail, "	var idx interface{ Load() uint32 } = &pp.runqhead\n\t_ = idx.Load()")(runq)},
 		// A twelfth red team's correct file: a generic helper over the
