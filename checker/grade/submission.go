@@ -134,7 +134,7 @@ func (f *Finder) find(arg string) ([]*Submission, error) {
 		return []*Submission{f.fromArchive(arg, false)}, nil
 	}
 	if f.isWorkspace(arg) {
-		if held := f.heldSubmissions(arg, f.isWorkspace, true); len(held) > 0 {
+		if held := f.heldSubmissions(arg, f.isWorkspace, true, true); len(held) > 0 {
 			return nil, bothWorkspaceAndClass(arg, f.marker(arg), held)
 		}
 		return []*Submission{f.fromDir(arg, false)}, nil
@@ -190,36 +190,77 @@ func (f *Finder) marker(dir string) string {
 	return ""
 }
 
-// heldLimit bounds how many entries of a workspace heldSubmissions reads.
-const heldLimit = 4096
-
 // heldSubmissions lists (up to three) what dir, which looks like one
-// submission, holds at its top that looks like a submission of its own: a
-// directory that is one (by is) or, with archives, an archive. A class
+// submission, holds at its top that the class listing would take as a
+// submission of its own: a directory that is one (by is) or, with
+// nested, that holds a lesson file or a marker a few levels down (a
+// workspace in a student's folder); with archives, an archive. A class
 // directory with a marker file at its top (a student's upload can put one
 // there) would otherwise be graded as one workspace, and every classmate
-// in it vanish from the gradebook.
-func (f *Finder) heldSubmissions(dir string, is func(string) bool, archives bool) []string {
-	d, err := os.Open(dir)
+// in it vanish from the gradebook (red teams 12 and 13). Every entry is
+// read, as the class listing reads them: a thirteenth red team hid the
+// classmates behind 4,100 files when only the first 4,096 were.
+func (f *Finder) heldSubmissions(dir string, is func(string) bool, nested, archives bool) []string {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	defer d.Close()
-	entries, _ := d.ReadDir(heldLimit)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var held []string
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
-		if e.IsDir() && is(filepath.Join(dir, name)) || archives && e.Type().IsRegular() && archiveExt(name) != "" {
+		p := filepath.Join(dir, name)
+		switch {
+		case e.IsDir() && (is(p) || nested && f.holdsLessonFile(p)),
+			archives && e.Type().IsRegular() && archiveExt(name) != "":
 			if held = append(held, name); len(held) == 3 {
-				break
+				return held
 			}
 		}
 	}
 	return held
+}
+
+// nestedDepth and nestedEntries bound holdsLessonFile's walk: as deep as a
+// workspace in a student's folder can be, and no further than a class
+// listing would read.
+const nestedDepth, nestedEntries = 3, 10000
+
+// holdsLessonFile reports whether dir holds, at most nestedDepth levels
+// down, a lesson file or a marker; a directory too large to look through
+// within nestedEntries counts as holding one (kata cannot tell, and
+// refusing to guess is the safe side).
+func (f *Finder) holdsLessonFile(dir string) bool {
+	seen := 0
+	var walk func(dir string, depth int) bool
+	walk = func(dir string, depth int) bool {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return false
+		}
+		for _, e := range entries {
+			if seen++; seen > nestedEntries {
+				return true
+			}
+			name := e.Name()
+			switch {
+			case e.IsDir() && name == ".kata":
+				if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(progressMarker))); err == nil {
+					return true
+				}
+			case e.IsDir():
+				if depth < nestedDepth && !skipDir(name) && walk(filepath.Join(dir, name), depth+1) {
+					return true
+				}
+			case name == modMarker || slices.Contains(f.LessonFiles, name):
+				return true
+			}
+		}
+		return false
+	}
+	return walk(dir, 1)
 }
 
 // bothWorkspaceAndClass is the error for a directory that is both one
@@ -315,7 +356,7 @@ func (f *Finder) findGit(dir, ref string) ([]*Submission, error) {
 		return nil, fmt.Errorf("grade: %q is not a git ref", ref)
 	}
 	if isGitRepo(dir) {
-		if held := f.heldSubmissions(dir, isGitRepo, false); len(held) > 0 {
+		if held := f.heldSubmissions(dir, isGitRepo, false, false); len(held) > 0 {
 			return nil, bothWorkspaceAndClass(dir, ".git", held)
 		}
 		return []*Submission{f.fromGit(dir, ref)}, nil

@@ -90,19 +90,56 @@ func TestFindRefusesAClassWithAMarker(t *testing.T) {
 			assert.Contains(t, err.Error(), "remove "+p)
 		})
 	}
+	// A thirteenth red team's: the workspaces one level down in each
+	// student's folder, where the class listing finds them too; and the
+	// classmates behind 4,100 files that the directory lists first.
+	t.Run("nested", func(t *testing.T) {
+		class := filepath.Join(t.TempDir(), "class")
+		workspace(t, filepath.Join(class, "alice", "kata-workspace"), nil)
+		require.NoError(t, os.MkdirAll(filepath.Join(class, "notes"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(class, "notes", "todo.md"), []byte("not a submission"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(class, "runq.go"), ref(t, "runq.go"), 0o644))
+		_, err := finder().Find([]string{class})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "but also holds submissions (alice)")
+	})
+	t.Run("behind-many-files", func(t *testing.T) {
+		class := filepath.Join(t.TempDir(), "class")
+		workspace(t, filepath.Join(class, "zz-alice"), nil)
+		for i := range 4100 {
+			require.NoError(t, os.WriteFile(filepath.Join(class, fmt.Sprintf("a%05d", i)), nil, 0o644))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(class, "go.mod"), []byte("module x\n"), 0o644))
+		_, err := finder().Find([]string{class})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "but also holds submissions (zz-alice)")
+	})
+	// A workspace given on its own, with a folder of notes: one submission.
+	t.Run("workspace-with-notes", func(t *testing.T) {
+		ws := filepath.Join(t.TempDir(), "alice")
+		workspace(t, ws, nil)
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, "notes"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "notes", "todo.md"), []byte("mine"), 0o644))
+		subs, err := finder().Find([]string{ws})
+		require.NoError(t, err)
+		assert.Len(t, subs, 1)
+	})
 	t.Run("git", func(t *testing.T) {
 		if _, err := exec.LookPath("git"); err != nil {
 			t.Skip("git is not installed")
 		}
 		class := filepath.Join(t.TempDir(), "class")
-		for _, dir := range []string{class, filepath.Join(class, "erin")} {
+		for _, dir := range []string{class, filepath.Join(class, "zz-erin")} {
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 		}
+		for i := range 4100 {
+			require.NoError(t, os.WriteFile(filepath.Join(class, fmt.Sprintf("a%05d", i)), nil, 0o644))
+		}
 		_, err := finder().Find([]string{class + "@main"})
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "has .git at its top, as one submission has, but also holds submissions (erin)")
+		assert.Contains(t, err.Error(), "has .git at its top, as one submission has, but also holds submissions (zz-erin)")
 	})
 }
 
