@@ -203,17 +203,21 @@ func FileName(name string) string {
 const maxFileName = 200
 
 // shortenFileName cuts file, name's FileName, to under maxFileName bytes, neither
-// in a character nor in a %XX escape, and ends it with a hash of name.
+// in a character nor in a %XX escape, and ends it with "%~" and a hash of
+// name. No name FileName keeps whole has "%~" (its every "%" starts a %XX
+// escape): a thirteenth red team's folder named exactly as a classmate's
+// cut name (then "-" and the hash) took that classmate's Gradescope
+// directory.
 func shortenFileName(file, name string) string {
 	sum := sha256.Sum256([]byte(name))
-	cut := maxFileName - 1 - 16
+	cut := maxFileName - 2 - 16
 	for cut > 0 && !utf8.RuneStart(file[cut]) {
 		cut--
 	}
 	if i := strings.LastIndexByte(file[cut-2:cut], '%'); i >= 0 {
 		cut = cut - 2 + i
 	}
-	return file[:cut] + "-" + hex.EncodeToString(sum[:8])
+	return file[:cut] + "%~" + hex.EncodeToString(sum[:8])
 }
 
 // StudentDirs returns a directory name for each of names (students' names
@@ -227,9 +231,14 @@ func shortenFileName(file, name string) string {
 // is free keeps it, even when it looks like another's numbered one: with
 // "Dana", "dana" and "dana-2" handed in, "dana" gets dana-3, not the
 // real dana-2's directory (a red team's row swap).
+//
+// The numbers go on from the last one a base name was given, so numbering
+// n clashes of one name is linear, not quadratic (a thirteenth red team's
+// 12,000 case variants of one name cost kata 185 s of CPU).
 func StudentDirs(names []string) []string {
 	dirs := make([]string, len(names))
 	taken := map[string]bool{}
+	next := map[string]int{} // sameFile(base) → the next number to try
 	var clash []int
 	for i, name := range names {
 		dir := FileName(Name(name))
@@ -242,10 +251,14 @@ func StudentDirs(names []string) []string {
 	}
 	for _, i := range clash {
 		base := FileName(Name(names[i]))
-		dir := base
-		for n := 2; taken[sameFile(dir)]; n++ {
+		key := sameFile(base)
+		n := max(next[key], 2)
+		dir := fmt.Sprintf("%s-%d", base, n)
+		for taken[sameFile(dir)] {
+			n++
 			dir = fmt.Sprintf("%s-%d", base, n)
 		}
+		next[key] = n + 1
 		taken[sameFile(dir)] = true
 		dirs[i] = dir
 	}
