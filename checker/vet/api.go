@@ -343,54 +343,74 @@ func (m refMethod) reachedBy(mine *types.Func) bool {
 
 // mentionsTypeParam reports whether t mentions a type parameter anywhere.
 func mentionsTypeParam(t types.Type) bool {
+	return findInType(t, func(t types.Type) (string, bool) {
+		if _, ok := t.(*types.TypeParam); ok {
+			return "yes", false
+		}
+		return "", true
+	}) != ""
+}
+
+// typeParts are the types t is made of, one level down: a named type's
+// type arguments (not its underlying type); a pointer's, slice's, array's
+// or channel's element; a map's key and element; a signature's parameters
+// and results; a struct's fields; an interface's methods.
+func typeParts(t types.Type) []types.Type {
+	var out []types.Type
+	switch t := t.(type) {
+	case *types.Named:
+		out = slices.Collect(t.TypeArgs().Types())
+	case *types.Pointer:
+		out = []types.Type{t.Elem()}
+	case *types.Slice:
+		out = []types.Type{t.Elem()}
+	case *types.Array:
+		out = []types.Type{t.Elem()}
+	case *types.Chan:
+		out = []types.Type{t.Elem()}
+	case *types.Map:
+		out = []types.Type{t.Key(), t.Elem()}
+	case *types.Signature:
+		for _, tuple := range []*types.Tuple{t.Params(), t.Results()} {
+			for v := range tuple.Variables() {
+				out = append(out, v.Type())
+			}
+		}
+	case *types.Struct:
+		for f := range t.Fields() {
+			out = append(out, f.Type())
+		}
+	case *types.Interface:
+		for m := range t.Methods() {
+			out = append(out, m.Type())
+		}
+	}
+	return out
+}
+
+// findInType walks t and the types it is made of (typeParts, aliases
+// seen through), depth first, each once and at most 16 levels down, and
+// returns the first answer of visit that is not ""; a type for which
+// visit says not to descend has its parts skipped.
+func findInType(t types.Type, visit func(types.Type) (answer string, descend bool)) string {
 	seen := map[types.Type]bool{}
-	var look func(t types.Type, depth int) bool
-	look = func(t types.Type, depth int) bool {
+	var look func(t types.Type, depth int) string
+	look = func(t types.Type, depth int) string {
 		if t == nil || seen[t] || depth > 16 {
-			return false
+			return ""
 		}
 		seen[t] = true
-		switch t := types.Unalias(t).(type) {
-		case *types.TypeParam:
-			return true
-		case *types.Named:
-			for arg := range t.TypeArgs().Types() {
-				if look(arg, depth+1) {
-					return true
-				}
-			}
-		case *types.Pointer:
-			return look(t.Elem(), depth+1)
-		case *types.Slice:
-			return look(t.Elem(), depth+1)
-		case *types.Array:
-			return look(t.Elem(), depth+1)
-		case *types.Chan:
-			return look(t.Elem(), depth+1)
-		case *types.Map:
-			return look(t.Key(), depth+1) || look(t.Elem(), depth+1)
-		case *types.Signature:
-			for _, tuple := range []*types.Tuple{t.Params(), t.Results()} {
-				for v := range tuple.Variables() {
-					if look(v.Type(), depth+1) {
-						return true
-					}
-				}
-			}
-		case *types.Struct:
-			for f := range t.Fields() {
-				if look(f.Type(), depth+1) {
-					return true
-				}
-			}
-		case *types.Interface:
-			for m := range t.Methods() {
-				if look(m.Type(), depth+1) {
-					return true
-				}
+		t = types.Unalias(t)
+		answer, descend := visit(t)
+		if answer != "" || !descend {
+			return answer
+		}
+		for _, part := range typeParts(t) {
+			if answer := look(part, depth+1); answer != "" {
+				return answer
 			}
 		}
-		return false
+		return ""
 	}
 	return look(t, 0)
 }
@@ -820,56 +840,22 @@ func (c *fileCheck) typeArguments(n *apiNamer, allowed func(string) bool, where 
 // named type of the reference's, or a field of an unnamed struct of its),
 // or "" if t is made only of what the lesson may use.
 func (n *apiNamer) outside(t types.Type, inFile func(token.Pos) bool, allowed func(string) bool) string {
-	seen := map[types.Type]bool{}
-	var look func(t types.Type, depth int) string
-	look = func(t types.Type, depth int) string {
-		if t == nil || seen[t] || depth > 16 {
-			return ""
-		}
-		seen[t] = true
-		switch t := types.Unalias(t).(type) {
+	return findInType(t, func(t types.Type) (string, bool) {
+		switch t := t.(type) {
 		case *types.Named:
 			if name := n.name(t.Obj(), inFile); name != "" && !allowed(name) {
-				return name
+				return name, false
 			}
-			for arg := range t.TypeArgs().Types() {
-				if name := look(arg, depth+1); name != "" {
-					return name
-				}
-			}
-			return "" // a named type the lesson may use: its fields are the API's to check where used
-		case *types.Pointer:
-			return look(t.Elem(), depth+1)
-		case *types.Slice:
-			return look(t.Elem(), depth+1)
-		case *types.Array:
-			return look(t.Elem(), depth+1)
-		case *types.Chan:
-			return look(t.Elem(), depth+1)
-		case *types.Map:
-			if name := look(t.Key(), depth+1); name != "" {
-				return name
-			}
-			return look(t.Elem(), depth+1)
-		case *types.Signature:
-			for _, tuple := range []*types.Tuple{t.Params(), t.Results()} {
-				for v := range tuple.Variables() {
-					if name := look(v.Type(), depth+1); name != "" {
-						return name
-					}
-				}
-			}
+			return "", true // its type arguments; its fields are the API's to check where used
 		case *types.Struct:
 			for f := range t.Fields() {
 				if name := n.name(f, inFile); name != "" && !allowed(name) {
-					return name
-				}
-				if name := look(f.Type(), depth+1); name != "" {
-					return name
+					return name, false
 				}
 			}
+		case *types.Interface:
+			return "", false
 		}
-		return ""
-	}
-	return look(t, 0)
+		return "", true
+	})
 }
