@@ -204,9 +204,33 @@ func New(cfg Config) (*Vetter, error) {
 		delete(load, p) // runtime is too big to load for its API, which no lesson file can reach
 	}
 
+	v.readTestOnly(cfg.TestOnly)
+
+	var err error
+	if v.imp, err = newImporter(v.fset, cfg.GOROOT, load, v.sizes); err != nil {
+		return nil, err
+	}
+	for p := range load {
+		_, _ = v.imp.Import(p)
+	}
+	if v.imp.err != nil {
+		return nil, v.imp.err
+	}
+	v.imp.frozen = true
+	if err := v.checkReference(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// readTestOnly records the names the test-only files (the hidden tests,
+// their kit, the harness, the reference's tag-only files) declare at
+// package level (testOnly) and as methods on the reference's types
+// (testMethods).
+func (v *Vetter) readTestOnly(files map[string][]byte) {
 	testTypes := map[string]bool{}
 	var recvs []*ast.FuncDecl
-	for name, src := range cfg.TestOnly {
+	for name, src := range files {
 		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
 		if err != nil {
 			continue // it does not compile: no run, and nothing it declares is reachable
@@ -255,22 +279,6 @@ func New(cfg Config) (*Vetter, error) {
 		}
 	}
 	delete(v.testOnly, "_")
-
-	var err error
-	if v.imp, err = newImporter(v.fset, cfg.GOROOT, load, v.sizes); err != nil {
-		return nil, err
-	}
-	for p := range load {
-		_, _ = v.imp.Import(p)
-	}
-	if v.imp.err != nil {
-		return nil, v.imp.err
-	}
-	v.imp.frozen = true
-	if err := v.checkReference(); err != nil {
-		return nil, err
-	}
-	return v, nil
 }
 
 // checkReference makes sure that no declaration of the reference package
