@@ -584,6 +584,19 @@ func runqputtail(pp *p, gp *g) {
 	}`))
 			},
 			want: refused(`runq\.go:\d+:3: writes a whole time\.Location through a pointer: a lesson file writes no other package's values through pointers`)},
+		{name: "state-behind-a-converted-pointer", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A fourteenth red team's: the same, through a pointer of a
+				// type of the file's own over time.Location.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "time"), "\nfunc runqputtail(pp *p, gp *g) {", `
+type loc time.Location
+
+func runqputtail(pp *p, gp *g) {
+	if l := (*loc)((time.Time{}).Location()); l != nil {
+		*l = loc(*time.FixedZone("held", 1))
+	}`))
+			},
+			want: refused(`runq\.go:\d+:10: converts \*time\.Location to \*sched\.loc: a lesson file makes no pointer of its own type to another package's value`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the

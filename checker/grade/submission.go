@@ -223,15 +223,14 @@ func (f *Finder) heldSubmissions(dir string, is func(string) bool, nested, archi
 	return held
 }
 
-// nestedDepth and nestedEntries bound holdsLessonFile's walk: as deep as a
-// workspace in a student's folder can be, and no further than a class
-// listing would read.
-const nestedDepth, nestedEntries = 3, 10000
-
-// holdsLessonFile reports whether dir holds, at most nestedDepth levels
-// down, a lesson file or a marker; a directory too large to look through
-// within nestedEntries counts as holding one (kata cannot tell, and
-// refusing to guess is the safe side).
+// holdsLessonFile reports whether dir holds a lesson file or a marker as
+// deep as kata looks for a workspace in a submission (Limits.Depth). A
+// directory with folders deeper than that counts as holding one: kata
+// cannot tell, and refusing to guess is the safe side (a fourteenth red
+// team hid the classmates four levels down, when this looked three deep).
+// One with more entries than a submission may have (Limits.Entries) is
+// looked at no further: no classmate's would be graded (only a student's
+// own folder can be made that large by them).
 func (f *Finder) holdsLessonFile(dir string) bool {
 	seen := 0
 	var walk func(dir string, depth int) bool
@@ -241,8 +240,8 @@ func (f *Finder) holdsLessonFile(dir string) bool {
 			return false
 		}
 		for _, e := range entries {
-			if seen++; seen > nestedEntries {
-				return true
+			if seen++; seen > f.Limits.Entries {
+				return false
 			}
 			name := e.Name()
 			switch {
@@ -250,8 +249,9 @@ func (f *Finder) holdsLessonFile(dir string) bool {
 				if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(progressMarker))); err == nil {
 					return true
 				}
+			case e.IsDir() && skipDir(name):
 			case e.IsDir():
-				if depth < nestedDepth && !skipDir(name) && walk(filepath.Join(dir, name), depth+1) {
+				if depth >= f.Limits.Depth || walk(filepath.Join(dir, name), depth+1) {
 					return true
 				}
 			case name == modMarker || slices.Contains(f.LessonFiles, name):

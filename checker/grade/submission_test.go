@@ -96,12 +96,16 @@ func TestFindRefusesAClassWithAMarker(t *testing.T) {
 	t.Run("nested", func(t *testing.T) {
 		class := filepath.Join(t.TempDir(), "class")
 		workspace(t, filepath.Join(class, "alice", "kata-workspace"), nil)
+		// A fourteenth red team's: deeper still, where kata looks all the
+		// same, and deeper than it looks.
+		workspace(t, filepath.Join(class, "bob", "a", "b", "c", "kata"), nil)
+		require.NoError(t, os.MkdirAll(filepath.Join(class, "carol", "1", "2", "3", "4", "5", "6", "7"), 0o755))
 		require.NoError(t, os.MkdirAll(filepath.Join(class, "notes"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(class, "notes", "todo.md"), []byte("not a submission"), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(class, "runq.go"), ref(t, "runq.go"), 0o644))
 		_, err := finder().Find([]string{class})
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "but also holds submissions (alice)")
+		assert.Contains(t, err.Error(), "but also holds submissions (alice, bob, carol)")
 	})
 	t.Run("behind-many-files", func(t *testing.T) {
 		class := filepath.Join(t.TempDir(), "class")

@@ -307,6 +307,8 @@ func (c *fileCheck) foreignWrites() {
 	}
 	ast.Inspect(c.f, func(n ast.Node) bool {
 		switch s := n.(type) {
+		case *ast.CallExpr:
+			c.foreignPointerConversion(s)
 		case *ast.AssignStmt:
 			if s.Tok != token.DEFINE {
 				for _, lhs := range s.Lhs {
@@ -337,6 +339,29 @@ func (c *fileCheck) foreignWrites() {
 				break
 			}
 		}
+	}
+}
+
+// foreignPointerConversion refuses call if it converts a pointer to a
+// value of another package's named type to a pointer to another type: a
+// fourteenth red team's own type loc time.Location, and
+// *(*loc)(time.Time{}.Location()) = ..., wrote over time's utcLoc past
+// foreignWrites, which sees only the type written.
+func (c *fileCheck) foreignPointerConversion(call *ast.CallExpr) {
+	fun, ok := c.info.Types[call.Fun]
+	if !ok || !fun.IsType() || len(call.Args) != 1 {
+		return
+	}
+	arg, ok := c.info.Types[call.Args[0]]
+	if !ok || arg.Type == nil {
+		return
+	}
+	from, ok := types.Unalias(arg.Type).(*types.Pointer)
+	if !ok || !c.foreign(from.Elem(), false) {
+		return
+	}
+	if to, ok := types.Unalias(fun.Type).Underlying().(*types.Pointer); ok && !types.Identical(to.Elem(), from.Elem()) {
+		c.report(call.Pos(), RuleGlobal, "converts %s to %s: a lesson file makes no pointer of its own type to another package's value (one that package's functions returned may be its own variable, state shared by every thread, which a write through the new pointer would change)", arg.Type, fun.Type)
 	}
 }
 

@@ -531,6 +531,20 @@ func launder() {
 
 func runqputtail(`)
 		}, want: []string{"global:writes a whole time.Location through a pointer", "global:writes a whole time.Location through a pointer", "global:instantiates setTo with time.Location, another package's type"}},
+		// A fourteenth red team's: the same write through a type of the
+		// file's own over time.Location.
+		{name: "another package's value through a pointer of the file's own type", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"time"`), "\nfunc runqputtail(", `
+type loc time.Location
+
+func stash() {
+	*(*loc)(time.Time{}.Location()) = *(*loc)(time.FixedZone("n", 1))
+	mine := loc(*time.FixedZone("mine", 1)) // a copy of its own: fine
+	_ = &mine
+}
+
+func runqputtail(`)
+		}, want: []string{"global:converts *time.Location to *sched.loc", "global:converts *time.Location to *sched.loc"}},
 		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
