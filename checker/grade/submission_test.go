@@ -303,6 +303,25 @@ func TestFindLimitsDirectoryEntries(t *testing.T) {
 	assert.Equal(t, "the directory could not be read: the directory holds more than 300 files", problem)
 }
 
+// TestFindSkipsToolsDirectories: an honest workspace with a Python
+// virtual environment, an editor's or a build tool's directory is graded;
+// their files do not count against the submission's limit.
+func TestFindSkipsToolsDirectories(t *testing.T) {
+	f := finder()
+	f.Limits.Entries = 300
+	ws := filepath.Join(t.TempDir(), "alice")
+	workspace(t, ws, nil)
+	for _, dir := range []string{".venv/lib", "__pycache__", ".idea", "target/debug"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, dir), 0o755))
+		for i := range 200 {
+			require.NoError(t, os.WriteFile(filepath.Join(ws, dir, fmt.Sprintf("f%d", i)), nil, 0o644))
+		}
+	}
+	subs := find(t, f, ws)
+	_, problem := subs["alice"].File("runq.go")
+	assert.Empty(t, problem)
+}
+
 func TestFindErrors(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.txt"), nil, 0o644))

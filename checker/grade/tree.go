@@ -124,10 +124,13 @@ const (
 
 // skipDir reports whether a directory of a submission is never looked in
 // for a workspace: version control, kata's own state (backups hold old
-// copies of lesson files), macOS archive noise, dependencies.
+// copies of lesson files), macOS archive noise, dependencies, virtual
+// environments, editors' and build tools' own (a fourteenth red team
+// noted an honest workspace with a Python .venv refused for its size).
 func skipDir(name string) bool {
 	switch path.Base(name) {
-	case ".git", ".hg", ".svn", ".kata", "__MACOSX", "node_modules", "vendor":
+	case ".git", ".hg", ".svn", ".kata", "__MACOSX", "node_modules", "vendor",
+		".venv", "venv", "__pycache__", ".idea", ".vscode", "target":
 		return true
 	}
 	return false
