@@ -346,7 +346,10 @@ func (c *fileCheck) foreignWrites() {
 // value of another package's named type to a pointer to another type: a
 // fourteenth red team's own type loc time.Location, and
 // *(*loc)(time.Time{}.Location()) = ..., wrote over time's utcLoc past
-// foreignWrites, which sees only the type written.
+// foreignWrites, which sees only the type written. Either side may be a
+// type parameter, whose every pointer term is judged (a fifteenth red team
+// converted in a generic, P interface{ *time.Location } to *loc, and a
+// *time.Location to Q interface{ *loc }).
 func (c *fileCheck) foreignPointerConversion(call *ast.CallExpr) {
 	fun, ok := c.info.Types[call.Fun]
 	if !ok || !fun.IsType() || len(call.Args) != 1 {
@@ -356,13 +359,58 @@ func (c *fileCheck) foreignPointerConversion(call *ast.CallExpr) {
 	if !ok || arg.Type == nil {
 		return
 	}
-	from, ok := types.Unalias(arg.Type).(*types.Pointer)
-	if !ok || !c.foreign(from.Elem(), false) {
-		return
+	for _, from := range pointerElems(arg.Type, 0) {
+		if !c.foreign(from, false) {
+			continue
+		}
+		for _, to := range pointerElems(fun.Type, 0) {
+			if !types.Identical(to, from) {
+				c.report(call.Pos(), RuleGlobal, "converts %s to %s: a lesson file makes no pointer of its own type to another package's value (one that package's functions returned may be its own variable, state shared by every thread, which a write through the new pointer would change)", arg.Type, fun.Type)
+				return
+			}
+		}
 	}
-	if to, ok := types.Unalias(fun.Type).Underlying().(*types.Pointer); ok && !types.Identical(to.Elem(), from.Elem()) {
-		c.report(call.Pos(), RuleGlobal, "converts %s to %s: a lesson file makes no pointer of its own type to another package's value (one that package's functions returned may be its own variable, state shared by every thread, which a write through the new pointer would change)", arg.Type, fun.Type)
+}
+
+// pointerElems is what a value of type t may point at: the element of a
+// pointer type, or of every pointer type a type parameter's constraint
+// lists (its type set's terms, through embedded constraints).
+func pointerElems(t types.Type, depth int) []types.Type {
+	if depth > 8 {
+		return nil
 	}
+	t = types.Unalias(t)
+	if tp, ok := t.(*types.TypeParam); ok {
+		return constraintPointerElems(tp.Constraint(), depth+1)
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return []types.Type{p.Elem()}
+	}
+	return nil
+}
+
+// constraintPointerElems is pointerElems of every type constraint c lists.
+func constraintPointerElems(c types.Type, depth int) []types.Type {
+	iface, ok := c.Underlying().(*types.Interface)
+	if !ok || depth > 8 {
+		return nil
+	}
+	var out []types.Type
+	for e := range iface.EmbeddedTypes() {
+		switch e := types.Unalias(e).(type) {
+		case *types.Union:
+			for term := range e.Terms() {
+				out = append(out, pointerElems(term.Type(), depth+1)...)
+			}
+		default:
+			if _, nested := e.Underlying().(*types.Interface); nested {
+				out = append(out, constraintPointerElems(e, depth+1)...)
+			} else {
+				out = append(out, pointerElems(e, depth+1)...)
+			}
+		}
+	}
+	return out
 }
 
 // foreign reports whether t is a named type of another package than the

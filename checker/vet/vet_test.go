@@ -545,6 +545,24 @@ func stash() {
 
 func runqputtail(`)
 		}, want: []string{"global:converts *time.Location to *sched.loc", "global:converts *time.Location to *sched.loc"}},
+		// A fifteenth red team's: the conversion inside generics, from a
+		// type parameter and to one.
+		{name: "another package's value converted through type parameters", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"time"`), "\nfunc runqputtail(", `
+type loc time.Location
+
+func asLoc[P interface{ *time.Location }](p P) *loc { return (*loc)(p) }
+
+func toQ[Q interface{ *loc }](p *time.Location) Q { return Q(p) }
+
+type either interface{ *time.Location | *loc }
+
+func viaUnion[P either](p P) *loc { return (*loc)(p) }
+
+func same[P interface{ *time.Location }](p P) *time.Location { return (*time.Location)(p) } // no other type: fine
+
+func runqputtail(`)
+		}, want: []string{"global:converts P to *sched.loc", "global:converts *time.Location to Q", "global:converts P to *sched.loc"}},
 		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
