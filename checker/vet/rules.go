@@ -305,6 +305,19 @@ func (c *fileCheck) foreignWrites() {
 			c.report(star.Pos(), RuleGlobal, "writes a whole %s through a pointer: a lesson file writes no other package's values through pointers (one a function of that package returned may be its own variable, state shared by every thread that the hidden tests do not see): make the value where it is needed instead", t.Type)
 		}
 	}
+	// And at the source: the functions of the packages a lesson file may
+	// import that return a package's own variable (every one, from their
+	// sources at Go 1.26: time's UTC and Local locations). A lesson file
+	// has no use for time zones.
+	for _, id := range c.uses() {
+		fn, ok := c.info.Uses[id].(*types.Func)
+		if !ok || fn.Pkg() == nil {
+			continue
+		}
+		if name := funcName(fn); returnsPackageVariable[fn.Pkg().Path()+"."+name] {
+			c.report(id.Pos(), RuleGlobal, "uses %s.%s, which returns a variable of package %s (state shared by every thread, which the hidden tests do not see): a lesson file has no use for it", fn.Pkg().Name(), name, fn.Pkg().Path())
+		}
+	}
 	ast.Inspect(c.f, func(n ast.Node) bool {
 		switch s := n.(type) {
 		case *ast.CallExpr:
@@ -340,6 +353,27 @@ func (c *fileCheck) foreignWrites() {
 			}
 		}
 	}
+}
+
+// returnsPackageVariable are the functions and methods ("Type.Method") of
+// the packages a lesson file may import that return a pointer to a
+// variable of their package, by package path and name.
+var returnsPackageVariable = map[string]bool{"time.LoadLocation": true, "time.Time.Location": true}
+
+// funcName is fn's name, "Type.Method" for a method.
+func funcName(fn *types.Func) string {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return fn.Name()
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if named, ok := types.Unalias(t).(*types.Named); ok {
+		return named.Obj().Name() + "." + fn.Name()
+	}
+	return fn.Name()
 }
 
 // foreignPointerConversion refuses call if it converts a pointer to a

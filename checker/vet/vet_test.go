@@ -508,9 +508,9 @@ func runqputtail(`)
 		{name: "another package's values written through pointers", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `"time"`), "\nfunc runqputtail(", `
 func stash(pp *p) {
-	loc := time.Time{}.Location()
+	loc := time.FixedZone("z", 0)
 	*loc = *time.FixedZone("n", int(pp.runqhead.Load()))
-	*time.Now().Location() = time.Location{}
+	*time.FixedZone("y", 0) = time.Location{}
 	_ = loc.String()
 	n := uint32(1)
 	pn := &n
@@ -524,9 +524,9 @@ func setTo[T any](dst *T, v T) { *dst = v }
 func same[T any](p *T) *T { return p } // behind pointers: fine
 
 func launder() {
-	setTo(time.Time{}.Location(), *time.FixedZone("n", 1))
+	setTo(time.FixedZone("z", 0), *time.FixedZone("n", 1))
 	setTo(new(uint32), 3)
-	_ = same(time.Time{}.Location())
+	_ = same(time.FixedZone("z", 0))
 }
 
 func runqputtail(`)
@@ -538,7 +538,7 @@ func runqputtail(`)
 type loc time.Location
 
 func stash() {
-	*(*loc)(time.Time{}.Location()) = *(*loc)(time.FixedZone("n", 1))
+	*(*loc)(time.FixedZone("z", 0)) = *(*loc)(time.FixedZone("n", 1))
 	mine := loc(*time.FixedZone("mine", 1)) // a copy of its own: fine
 	_ = &mine
 }
@@ -563,6 +563,20 @@ func same[P interface{ *time.Location }](p P) *time.Location { return (*time.Loc
 
 func runqputtail(`)
 		}, want: []string{"global:converts P to *sched.loc", "global:converts *time.Location to Q", "global:converts P to *sched.loc"}},
+		// And at the source: the functions that return time's own
+		// variables (the rules above are a second line behind it).
+		{name: "a function that returns another package's variable", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"time"`), "\nfunc runqputtail(", `
+func zones() {
+	_ = time.Time{}.Location()
+	_, _ = time.LoadLocation("UTC")
+	at := time.Now().Location
+	_ = at
+	_ = time.FixedZone("mine", 1) // a new one: fine
+}
+
+func runqputtail(`)
+		}, want: []string{"global:uses time.Time.Location, which returns a variable of package time", "global:uses time.LoadLocation", "global:uses time.Time.Location"}},
 		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
