@@ -2,6 +2,7 @@ package vet
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 )
@@ -111,9 +112,23 @@ func (c *fileCheck) instancesBehindPointers(n ast.Node, tp *types.TypeParam, see
 // and its type parameter tp.
 func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, seen map[typeParamOf]bool) bool {
 	ok := true
+	// An element or field whose address is taken (&s[i], &x.f, &*p) is
+	// not a value of it: only the pointer is (a sixteenth red team's
+	// correct firstOf[T any](s *[256]T) *T { return &s[0] }, given the
+	// ring's slots, was refused).
+	addressed := map[ast.Expr]bool{}
 	ast.Inspect(fd, func(n ast.Node) bool {
 		if !ok {
 			return false
+		}
+		if u, isUnary := n.(*ast.UnaryExpr); isUnary && u.Op == token.AND {
+			switch x := ast.Unparen(u.X).(type) {
+			case *ast.IndexExpr, *ast.SelectorExpr, *ast.StarExpr:
+				addressed[x] = true
+			}
+		}
+		if e, isExpr := n.(ast.Expr); isExpr && addressed[e] {
+			return true // its parts are judged; it is not a value
 		}
 		switch n := n.(type) {
 		case *ast.Ident:

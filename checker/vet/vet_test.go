@@ -805,6 +805,12 @@ func (sched *schedt) globrunqget(`)
 		}, want: []string{"api:declares an interface method finish, as the reference's schedt.finish"}},
 		{name: "a standard method's name with another signature", file: "runq.go", src: at(putTail, "	if x, ok := any(pp.sched).(interface{ String(int) string }); ok {\n\t\t_ = x.String(1)\n\t}")(runq)},
 		{name: "a method no held type has outside the API", file: "runq.go", src: at(putTail, "	var idx interface{ Load() uint32 } = &pp.runqhead\n\t_ = idx.Load()")(runq)},
+		// A sixteenth red team's correct file: a generic that takes only
+		// the address of an element, given the ring's slots.
+		{name: "a generic taking an element's address", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, at(putTail, "\t_ = firstOf(&pp.runq).Load()")(runq)(t), "\nfunc runqputtail(",
+				"\nfunc firstOf[T any](s *[256]T) *T { return &s[0] }\n\nfunc runqputtail(")
+		}},
 		// A twelfth red team's correct file: a generic helper over the
 		// ring's counters, given pointers to them (as an interface
 		// parameter would be), whose constraint has only listed methods.
