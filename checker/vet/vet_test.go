@@ -573,10 +573,11 @@ func zones() {
 	at := time.Now().Location
 	_ = at
 	_ = time.FixedZone("mine", 1) // a new one: fine
+	_ = any(time.Time{}).(interface{ Location() *time.Location })
 }
 
 func runqputtail(`)
-		}, want: []string{"global:uses time.Time.Location, which returns a variable of package time", "global:uses time.LoadLocation", "global:uses time.Time.Location"}},
+		}, want: []string{"global:uses time.Time.Location, which returns a variable of package time", "global:uses time.LoadLocation", "global:uses time.Time.Location", "global:declares an interface method Location() *time.Location"}},
 		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
