@@ -634,18 +634,7 @@ func spawner(obj types.Object) (string, bool) {
 	if !ok || fn.Pkg() == nil {
 		return "", false
 	}
-	name := fn.Name()
-	if recv := fn.Signature().Recv(); recv != nil {
-		t := recv.Type()
-		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		named, ok := t.(*types.Named)
-		if !ok {
-			return "", false
-		}
-		name = named.Obj().Name() + "." + name
-	}
+	name := funcName(fn)
 	return fn.Pkg().Name() + "." + name, slices.Contains(spawners[fn.Pkg().Path()], name)
 }
 
