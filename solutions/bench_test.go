@@ -352,6 +352,7 @@ func BenchmarkRunq(b *testing.B) {
 		native.measured(b)
 	})
 	b.Run("sched", func(b *testing.B) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) // New raises it: see runSched
 		rt := New(Config{Procs: runtime.GOMAXPROCS(0), NoSysmon: true})
 		defer rt.Close()
 		pp := rt.sched.allp[0]
