@@ -100,7 +100,7 @@ func (st kitState) String() string {
 		}
 		b.WriteString("; ")
 	}
-	fmt.Fprintf(&b, "the global queue holds %d Gs", len(st.Global))
+	fmt.Fprintf(&b, "the global queue holds %s", kitCount(int(len(st.Global)), "G"))
 	if len(st.Global) > 0 {
 		fmt.Fprintf(&b, " (G %d..G %d)", st.Global[0], st.Global[len(st.Global)-1])
 	}

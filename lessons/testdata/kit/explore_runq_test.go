@@ -96,7 +96,7 @@ func (w *kitQueues) check() string {
 	for _, pp := range w.ps {
 		h, t := kitRawRing(&pp.runqhead).Load(), kitRawRing(&pp.runqtail).Load()
 		if t-h > uint32(len(pp.runq)) {
-			return fmt.Sprintf("P%d's ring holds %d Gs (head %d, tail %d): more than its 256 slots", pp.id, int32(t-h), h, t)
+			return fmt.Sprintf("P%d's ring holds %s (head %d, tail %d): more than its 256 slots", pp.id, kitCount(int(int32(t-h)), "G"), h, t)
 		}
 		for i := h; i != t; i++ {
 			if gp := pp.runq[i%uint32(len(pp.runq))].Load(); twice(gp) {
@@ -171,7 +171,7 @@ func (w *kitQueues) final() (key, problem string) {
 		case len(by) == 0 && problem == "":
 			problem = fmt.Sprintf("%s was lost: it came out of no run queue", kitID(gp))
 		case len(by) > 1 && problem == "":
-			problem = fmt.Sprintf("%s came out %d times (%s)", kitID(gp), len(by), strings.Join(by, ", "))
+			problem = fmt.Sprintf("%s came out %s (%s)", kitID(gp), kitCount(int(len(by)), "time"), strings.Join(by, ", "))
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s", kitID(gp), strings.Join(w.who[gp], ", ")))
 	}

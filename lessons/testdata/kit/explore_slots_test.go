@@ -92,7 +92,7 @@ func kitSlotTake(ws []*kitExWorker) {
 		}
 	}
 	if len(ws) > len(kitSlots.workers) {
-		panic(fmt.Sprintf("kitExplore: %d threads, more than its %d slots", len(ws), len(kitSlots.workers)))
+		panic(fmt.Sprintf("kitExplore: %d threads, more than its %s", len(ws), kitCount(int(len(kitSlots.workers)), "slot")))
 	}
 	for {
 		var free []int

@@ -174,6 +174,19 @@ func kitHint(lesson string) string {
 	return " (stuck? kata hint " + lesson + ")"
 }
 
+// kitCount says n of a noun as a message does: kitCount(1, "P") is "1 P",
+// kitCount(3, "P") "3 Ps"; a plural other than noun+"s" comes after:
+// kitCount(2, "pass", "passes").
+func kitCount(n int, noun string, plural ...string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if len(plural) > 0 {
+		return fmt.Sprintf("%d %s", n, plural[0])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // kitSem is a semaphore with at most one waiter, built on G.Park and
 // G.Ready the way channels are built on gopark and goready: the waiter
 // queues itself under a lock that Park's commit releases.

@@ -150,7 +150,7 @@ func l01Batch(batch *[256]atomic.Pointer[g], head, n uint32) string {
 	}
 	msg := fmt.Sprintf("n=%d, batch[batchHead...] = %s", n, kitGList(taken))
 	if out > 0 {
-		msg += fmt.Sprintf(", and %d slots written outside batchHead..batchHead+n-1", out)
+		msg += fmt.Sprintf(", and %s written outside batchHead..batchHead+n-1", kitCount(int(out), "slot"))
 	}
 	return msg
 }

@@ -176,7 +176,7 @@ func l01RunScenario(sc l01Scenario, seed uint64, depth int) string {
 		case len(by) == 0:
 			return fmt.Sprintf("%s was lost: it came out of no run queue (%s)", kitID(gp), strings.Join(log, "; "))
 		case len(by) > 1:
-			return fmt.Sprintf("%s came out %d times (%s): two takers got the same slot; is every take committed by a CompareAndSwap of runqhead that must succeed?", kitID(gp), len(by), strings.Join(by, ", "))
+			return fmt.Sprintf("%s came out %s (%s): two takers got the same slot; is every take committed by a CompareAndSwap of runqhead that must succeed?", kitID(gp), kitCount(int(len(by)), "time"), strings.Join(by, ", "))
 		}
 	}
 	return ""

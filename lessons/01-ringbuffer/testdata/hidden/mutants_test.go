@@ -162,7 +162,7 @@ func TestL01SlowPathLocks(t *testing.T) {
 		t.Fatalf("a put on a full ring, with Config{Debug: true}, panicked: %v: hold pp.sched.lock (Lock, globrunqputbatch, Unlock) while runqputslow puts its batch on the global queue, which every P reads"+kitHint(l01), panicked)
 	}
 	if got := sched.runq.size; got != 129 {
-		t.Fatalf("a put on a full ring moved %d Gs to the global queue, want 129", got)
+		t.Fatalf("a put on a full ring moved %s to the global queue, want 129", kitCount(int(got), "G"))
 	}
 }
 
@@ -281,7 +281,7 @@ func TestL01GrabRetry(t *testing.T) {
 		t.Fatalf("runqgrab(stealRunNextG=true) of a running P whose runnext ran during the thief's back-off did not return (looped: %v, panic: %v)", looped, panicked)
 	}
 	if n != 1 || thief.runq[0].Load() != woken {
-		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77 and an empty ring, while during the thief's back-off the owner ran G 77 and queued G 5 on its ring, took %d Gs (first %s), want 1: G 5. When runqgrabnext returns retry = true, the ring may have changed: read it again"+kitHint(l01), n, kitID(thief.runq[0].Load()))
+		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77 and an empty ring, while during the thief's back-off the owner ran G 77 and queued G 5 on its ring, took %s (first %s), want 1: G 5. When runqgrabnext returns retry = true, the ring may have changed: read it again"+kitHint(l01), kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
 	}
 }
 
@@ -432,11 +432,11 @@ func TestL01Randomized(t *testing.T) {
 				q.pushBack(gp)
 			}
 			if panicked := l01mCatch(func() { runqputbatch(pp, &q) }); panicked != nil {
-				t.Fatalf("with RandomizeScheduler, runqputbatch of %d Gs panicked: %v", size, panicked)
+				t.Fatalf("with RandomizeScheduler, runqputbatch of %s panicked: %v", kitCount(int(size), "G"), panicked)
 			}
 			got := l01mRing(pp)
 			if len(got) != len(pre)+size || !slices.Equal(got[:len(pre)], pre) || !l01mSameSet(got[len(pre):], batch) || !q.empty() {
-				t.Fatalf("with RandomizeScheduler, runqputbatch of %s onto a ring holding %s left the ring %s (and %d Gs in q); want what was queued, then the %d Gs of the batch each exactly once, in any order: shuffle only the Gs just put, by swapping their slots"+kitHint(l01), l01mIDs(batch), l01mIDs(pre), l01mIDs(got), q.size, size)
+				t.Fatalf("with RandomizeScheduler, runqputbatch of %s onto a ring holding %s left the ring %s (and %s in q); want what was queued, then the %s of the batch each exactly once, in any order: shuffle only the Gs just put, by swapping their slots"+kitHint(l01), l01mIDs(batch), l01mIDs(pre), l01mIDs(got), kitCount(int(q.size), "G"), kitCount(int(size), "G"))
 			}
 			if !slices.Equal(got[len(pre):], batch) {
 				swapped++
@@ -449,11 +449,11 @@ func TestL01Randomized(t *testing.T) {
 		}
 		switch {
 		case swapped == 0:
-			t.Fatalf("with RandomizeScheduler, %d runqputbatch of %d Gs always put them in order: shuffle the Gs put, as the runtime does under the race detector (Fisher-Yates over the n Gs put, with pp.rand)"+kitHint(l01), trials, size)
+			t.Fatalf("with RandomizeScheduler, %d runqputbatch of %s always put them in order: shuffle the Gs put, as the runtime does under the race detector (Fisher-Yates over the n Gs put, with pp.rand)"+kitHint(l01), trials, kitCount(int(size), "G"))
 		case size == 2 && swapped == trials:
 			t.Fatalf("with RandomizeScheduler, %d runqputbatch of 2 Gs always swapped them, where a uniform shuffle leaves them in order half the time: draw j from 0..i inclusive (pp.rand.n(i+1))"+kitHint(l01), trials)
 		case secondFirst == 0:
-			t.Fatalf("with RandomizeScheduler, in %d runqputbatch of %d Gs the second G never came first, where a uniform shuffle puts it first once in %d: does the shuffle start at i = 1?"+kitHint(l01), trials, size, size)
+			t.Fatalf("with RandomizeScheduler, in %d runqputbatch of %s the second G never came first, where a uniform shuffle puts it first once in %d: does the shuffle start at i = 1?"+kitHint(l01), trials, kitCount(int(size), "G"), size)
 		}
 	}
 }
@@ -587,7 +587,7 @@ func l01mRunScenario(sc l01mScenario, gs, own []*g, seed uint64, depth int) stri
 		case len(by) == 0:
 			return fmt.Sprintf("%s was lost: it came out of no run queue (%s): does the thief write into its own ring beyond the slots the stolen Gs take? An inconsistent read of h and t (more than half the ring) must be read again before anything is copied", kitID(gp), strings.Join(log, "; "))
 		case len(by) > 1:
-			return fmt.Sprintf("%s came out %d times (%s): two takers got the same slot, or a slot was overwritten", kitID(gp), len(by), strings.Join(by, ", "))
+			return fmt.Sprintf("%s came out %s (%s): two takers got the same slot, or a slot was overwritten", kitID(gp), kitCount(int(len(by)), "time"), strings.Join(by, ", "))
 		}
 	}
 	if sc.check != nil {

@@ -26,18 +26,18 @@ func TestL01FIFO(t *testing.T) {
 			runqputtail(pp, gp)
 		}
 		if got := pp.runqtail.Load() - pp.runqhead.Load(); got != uint32(n) {
-			t.Fatalf("after %d puts, runqtail - runqhead = %d, want %d", n, got, n)
+			t.Fatalf("after %s, runqtail - runqhead = %d, want %d", kitCount(int(n), "put"), got, n)
 		}
 		for i, want := range gs {
 			if got := runqgethead(pp); got != want {
-				t.Fatalf("with %d Gs queued, get #%d returned %s, want %s (the ring must be first in, first out)"+kitHint(l01), n, i+1, kitID(got), kitID(want))
+				t.Fatalf("with %s queued, get #%d returned %s, want %s (the ring must be first in, first out)"+kitHint(l01), kitCount(int(n), "G"), i+1, kitID(got), kitID(want))
 			}
 		}
 		if gp := runqgethead(pp); gp != nil {
-			t.Fatalf("after taking back all %d Gs, runqgethead returned %s, want nil", n, kitID(gp))
+			t.Fatalf("after taking back all %s, runqgethead returned %s, want nil", kitCount(int(n), "G"), kitID(gp))
 		}
 		if !sched.runq.empty() {
-			t.Fatalf("%d puts (at most 256) sent Gs to the global queue; only a put on a full ring may", n)
+			t.Fatalf("%s (at most 256) sent Gs to the global queue; only a put on a full ring may", kitCount(int(n), "put"))
 		}
 	}
 }
@@ -78,7 +78,7 @@ func TestL01FullRingGoesGlobal(t *testing.T) {
 		t.Fatalf("a put on a full ring must move 128 Gs plus the new one (129) to the global queue; it holds %d new Gs"+kitHint(l01), got-1)
 	}
 	if got := pp.runqtail.Load() - pp.runqhead.Load(); got != 128 {
-		t.Fatalf("after runqputslow, %d Gs are left on the ring, want 128", got)
+		t.Fatalf("after runqputslow, %s are left on the ring, want 128", kitCount(int(got), "G"))
 	}
 	if old := sched.runq.pop(); old.goid != 9999 {
 		t.Fatalf("the global queue's old head is now %s: the batch must go on the tail", kitID(old))
@@ -107,15 +107,15 @@ func TestL01FullRingGoesGlobal(t *testing.T) {
 	}
 	h, tl := pp.runqhead.Load(), pp.runqtail.Load()
 	if n := runqgrab(pp, &thief.runq, 0, false); n != 128 {
-		t.Fatalf("setup: a thief's runqgrab of a full ring took %d Gs, want 128", n)
+		t.Fatalf("setup: a thief's runqgrab of a full ring took %s, want 128", kitCount(int(n), "G"))
 	}
 	if runqputslow(pp, gs[256], h, tl) {
 		t.Fatal("runqputslow(pp, G 257, h, t) with h and t read from a full ring, after a thief took G 1..G 128 (so the CAS of the head from h must fail), returned true, want false: " +
 			"move the Gs to the global queue only if the CAS of the head from h succeeds; if it fails, they are someone else's" + kitHint(l01))
 	}
 	if !sched.runq.empty() {
-		t.Fatalf("runqputslow whose CAS of the head failed (a thief had taken G 1..G 128) put %d Gs on the global queue, first %s, want none: those Gs are the thief's now, and would run twice"+kitHint(l01),
-			sched.runq.size, kitID(sched.runq.head))
+		t.Fatalf("runqputslow whose CAS of the head failed (a thief had taken G 1..G 128) put %s on the global queue, first %s, want none: those Gs are the thief's now, and would run twice"+kitHint(l01),
+			kitCount(int(sched.runq.size), "G"), kitID(sched.runq.head))
 	}
 	if got, want := pp.runqhead.Load(), h+128; got != want {
 		t.Fatalf("runqputslow whose CAS failed moved the head from %d to %d: when the CAS fails, change nothing", want, got)
@@ -166,7 +166,7 @@ func TestL01GrabOlderHalf(t *testing.T) {
 		want := n - n/2
 		got := runqgrab(victim, &thief.runq, 0, false)
 		if int(got) != want {
-			t.Fatalf("runqgrab from a ring of %d Gs took %d, want %d (n - n/2: half, rounded up)"+kitHint(l01), n, got, want)
+			t.Fatalf("runqgrab from a ring of %s took %d, want %d (n - n/2: half, rounded up)"+kitHint(l01), kitCount(int(n), "G"), got, want)
 		}
 		for i := 0; i < want; i++ {
 			if g := thief.runq[i].Load(); g != gs[i] {
@@ -205,14 +205,14 @@ func TestL01GrabOlderHalf(t *testing.T) {
 	next := kitG(sched, 77)
 	victim.runnext.Store(next)
 	if n := runqgrab(victim, &thief.runq, 0, false); n != 0 {
-		t.Fatalf("runqgrab(stealRunNextG=false) of an empty ring took %d Gs: runnext is off limits unless asked", n)
+		t.Fatalf("runqgrab(stealRunNextG=false) of an empty ring took %s: runnext is off limits unless asked", kitCount(int(n), "G"))
 	}
 	runqputtail(victim, kitG(sched, 1))
 	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load().goid != 1 {
 		t.Fatalf("runqgrab(stealRunNextG=true) of a ring holding G 1 with runnext G 77 must take G 1 from the ring and leave runnext")
 	}
 	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() != next {
-		t.Fatalf("runqgrab(stealRunNextG=true) of an empty ring with runnext G 77 took %d Gs, want runnext (1): call runqgrabnext when n == 0"+kitHint(l01), n)
+		t.Fatalf("runqgrab(stealRunNextG=true) of an empty ring with runnext G 77 took %s, want runnext (1): call runqgrabnext when n == 0"+kitHint(l01), kitCount(int(n), "G"))
 	}
 	if victim.runnext.Load() != nil {
 		t.Fatalf("runqgrab took runnext but the victim's runnext is still set")
@@ -233,8 +233,8 @@ func TestL01GrabOlderHalf(t *testing.T) {
 	thief = sched.allp[1]
 	victimP.runnext.Store(kitG(sched, 77))
 	if n := runqgrab(victimP, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() == nil || thief.runq[0].Load().goid != 77 {
-		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with an empty ring and runnext G 77, while (during the thief's back-off) its owner put G 78 in runnext and so kicked G 77 to the ring: took %d Gs (first %s), want 1, G 77 from the ring. "+
-			"When runqgrabnext returns retry = true, the runnext changed under you: read the ring again"+kitHint(l01), n, kitID(thief.runq[0].Load()))
+		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with an empty ring and runnext G 77, while (during the thief's back-off) its owner put G 78 in runnext and so kicked G 77 to the ring: took %s (first %s), want 1, G 77 from the ring. "+
+			"When runqgrabnext returns retry = true, the runnext changed under you: read the ring again"+kitHint(l01), kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
 	}
 	if next := victimP.runnext.Load(); next == nil || next.goid != 78 {
 		t.Fatalf("runqgrab took G 77 from the ring but the victim's runnext is %s, want G 78 untouched", kitID(next))
@@ -299,8 +299,8 @@ func l01grabInconsistentRead(t *testing.T) {
 			if r.panic != nil {
 				t.Fatalf("runqgrab on a victim with %s panicked: %v. That is what a thief sees when it reads the head, is held up, and reads the tail after the owner moved on: read head and tail again"+kitHint(l01), view, r.panic)
 			}
-			t.Fatalf("runqgrab on a victim with %s took %d Gs and moved its head to %d. A thief sees that when it reads the head, is held up, and reads the tail after the owner has moved both on: "+
-				"the count is not real. If n - n/2 > len(runq)/2 (128), take nothing and read both again"+kitHint(l01), view, r.n, victim.runqhead.Load())
+			t.Fatalf("runqgrab on a victim with %s took %s and moved its head to %d. A thief sees that when it reads the head, is held up, and reads the tail after the owner has moved both on: "+
+				"the count is not real. If n - n/2 > len(runq)/2 (128), take nothing and read both again"+kitHint(l01), view, kitCount(int(r.n), "G"), victim.runqhead.Load())
 		}
 		if returned {
 			setInterleaveHook(old)
@@ -310,12 +310,12 @@ func l01grabInconsistentRead(t *testing.T) {
 		select {
 		case r = <-done:
 		case <-time.After(5 * time.Second):
-			t.Fatalf("runqgrab did not return within 5s after the victim's head moved to %d (%d Gs queued, a consistent view): read the head and the tail again each time round"+kitHint(l01), head, tail-head)
+			t.Fatalf("runqgrab did not return within 5s after the victim's head moved to %d (%s queued, a consistent view): read the head and the tail again each time round"+kitHint(l01), head, kitCount(int(tail-head), "G"))
 		}
 		setInterleaveHook(old)
 		want := (tail - head) - (tail-head)/2
 		if r.panic != nil || r.n != want {
-			t.Fatalf("runqgrab, first shown %s and then runqhead = %d, returned (%d, panic %v), want %d: n - n/2 of the %d Gs really queued", view, head, r.n, r.panic, want, tail-head)
+			t.Fatalf("runqgrab, first shown %s and then runqhead = %d, returned (%d, panic %v), want %d: n - n/2 of the %s really queued", view, head, r.n, r.panic, want, kitCount(int(tail-head), "G"))
 		}
 		for i := uint32(0); i < want; i++ {
 			if got := thief.runq[i].Load(); got == nil || got.goid != int64(head+i+1) {
@@ -323,7 +323,7 @@ func l01grabInconsistentRead(t *testing.T) {
 			}
 		}
 		if got := victim.runqhead.Load(); got != head+want {
-			t.Fatalf("after runqgrab took %d Gs from head %d, the victim's head is %d, want %d", want, head, got, head+want)
+			t.Fatalf("after runqgrab took %s from head %d, the victim's head is %d, want %d", kitCount(int(want), "G"), head, got, head+want)
 		}
 	}
 }
@@ -361,7 +361,7 @@ func TestL01StealAndDrain(t *testing.T) {
 	pp.runnext.Store(gs[0])
 	q := runqdrain(pp)
 	if q.size != 5 {
-		t.Fatalf("runqdrain of runnext + 4 Gs returned %d Gs, want 5", q.size)
+		t.Fatalf("runqdrain of runnext + 4 Gs returned %s, want 5", kitCount(int(q.size), "G"))
 	}
 	for i, w := range gs {
 		if got := q.pop(); got != w {
@@ -435,7 +435,7 @@ func TestL01ConcurrentSteal(t *testing.T) {
 	default:
 	}
 	if got, want := total.Load(), id-1; got != want {
-		t.Fatalf("%d Gs were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), want, got)
+		t.Fatalf("%s were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), kitCount(int(want), "G"), got)
 	}
 	l01refillRace(t)
 }
@@ -498,7 +498,7 @@ func l01refillRace(t *testing.T) {
 		}
 	}
 	if msg := dup.Load(); msg != nil || len(lost) > 0 {
-		what := fmt.Sprintf("%d Gs lost (G %v...)", len(lost), lost[:min(len(lost), 5)])
+		what := fmt.Sprintf("%s lost (G %v...)", kitCount(int(len(lost)), "G"), lost[:min(len(lost), 5)])
 		if msg != nil {
 			what = *msg + ", and " + what
 		}
@@ -530,7 +530,7 @@ func TestL01InScheduler(t *testing.T) {
 	}
 	for i := 1; i <= n; i++ {
 		if c := ran[i].Load(); c != 1 {
-			t.Fatalf("in the scheduler on 4 Ps, G number %d ran %d times, want exactly once"+kitHint(l01), i, c)
+			t.Fatalf("in the scheduler on 4 Ps, G number %d ran %s, want exactly once"+kitHint(l01), i, kitCount(int(c), "time"))
 		}
 	}
 }

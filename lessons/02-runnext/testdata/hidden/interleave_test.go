@@ -243,7 +243,7 @@ func l02RunScenario(sc l02Scenario, seed uint64, depth int) string {
 		case len(by) == 0:
 			return fmt.Sprintf("%s was lost: it came out of no run queue (%s)", kitID(gp), strings.Join(log, "; "))
 		case len(by) > 1:
-			return fmt.Sprintf("%s came out %d times (%s): two takers got it from runnext; is every change of runnext a CompareAndSwap from the value loaded (or a Swap), whose result decides what happens next?", kitID(gp), len(by), strings.Join(by, ", "))
+			return fmt.Sprintf("%s came out %s (%s): two takers got it from runnext; is every change of runnext a CompareAndSwap from the value loaded (or a Swap), whose result decides what happens next?", kitID(gp), kitCount(int(len(by)), "time"), strings.Join(by, ", "))
 		}
 	}
 	if sc.check != nil {

@@ -88,7 +88,7 @@ func TestL02PutNext(t *testing.T) {
 		t.Fatalf("with a full ring, runqput(G 1000, next=true) then runqput(G 1001, next=true): runnext = %s, want G 1001", kitID(pp.runnext.Load()))
 	}
 	if got := sched.runq.size; got != 129 {
-		t.Fatalf("with a full ring, the kicked runnext G 1000 must be put with runqputtail, which moves 128 Gs plus G 1000 to the global queue; the global queue holds %d Gs, want 129"+kitHint(l02), got)
+		t.Fatalf("with a full ring, the kicked runnext G 1000 must be put with runqputtail, which moves 128 Gs plus G 1000 to the global queue; the global queue holds %s, want 129"+kitHint(l02), kitCount(int(got), "G"))
 	}
 	if tail := sched.runq.tail; tail != old {
 		t.Fatalf("with a full ring, kicking G 1000 out of runnext: the global queue's last G is %s, want G 1000 (runqputtail moves the 128 oldest and then the G being put)", kitID(tail))
@@ -215,7 +215,7 @@ func TestL02Randomize(t *testing.T) {
 	}
 	slices.SortFunc(all, func(x, y *g) int { return int(x.goid - y.goid) })
 	if !slices.Equal(all, gs) {
-		t.Fatalf("RandomizeScheduler: after 200 runqput(next=true) in a row, runnext and the ring hold %d Gs, want each of the 200 exactly once (%s)", len(all), l02state(pp))
+		t.Fatalf("RandomizeScheduler: after 200 runqput(next=true) in a row, runnext and the ring hold %s, want each of the 200 exactly once (%s)", kitCount(int(len(all)), "G"), l02state(pp))
 	}
 }
 
@@ -472,7 +472,7 @@ func TestL02GrabNext(t *testing.T) {
 		t.Fatalf("after a runqgrabnext whose CAS lost, the victim holds %s, want runnext = G 78, ring = [G 77] (a thief that lost the race must change nothing)", l02state(victim))
 	}
 	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() != next {
-		t.Fatalf("runqgrab(stealRunNextG=true) of a P with ring [G 77] and runnext G 78 took %d Gs (first %s), want 1: G 77 from the ring", n, kitID(thief.runq[0].Load()))
+		t.Fatalf("runqgrab(stealRunNextG=true) of a P with ring [G 77] and runnext G 78 took %s (first %s), want 1: G 77 from the ring", kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
 	}
 
 	// Through runqgrab: the owner kicks runnext G 77 to the ring during the
@@ -488,7 +488,7 @@ func TestL02GrabNext(t *testing.T) {
 	})
 	thief = sched.allp[1]
 	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() != next {
-		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77, while the owner kicked G 77 to the ring during the back-off, took %d Gs (first %s), want 1: G 77 from the ring (runqgrabnext must return retry = true when its CAS loses, so that runqgrab reads the ring again)"+kitHint(l02), n, kitID(thief.runq[0].Load()))
+		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77, while the owner kicked G 77 to the ring during the back-off, took %s (first %s), want 1: G 77 from the ring (runqgrabnext must return retry = true when its CAS loses, so that runqgrab reads the ring again)"+kitHint(l02), kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
 	}
 	if victim.runnext.Load() != newer {
 		t.Fatalf("runqgrab took the kicked G 77 but the victim's runnext is %s, want G 78 untouched", kitID(victim.runnext.Load()))
@@ -542,7 +542,7 @@ func TestL02PingPong(t *testing.T) {
 		t.Fatalf("ping-pong on 1 P: %s", v)
 	}
 	if n := early.Load(); n != 0 {
-		t.Fatalf("ping-pong on 1 P with 5 other Gs waiting on the ring: %d of them ran before the %d rounds ended; each G readied by a channel operation goes to runnext and must run before the ring"+kitHint(l02), n, rounds)
+		t.Fatalf("ping-pong on 1 P with 5 other Gs waiting on the ring: %d of them ran before the %s ended; each G readied by a channel operation goes to runnext and must run before the ring"+kitHint(l02), n, kitCount(int(rounds), "round"))
 	}
 	main, partner := mainID.Load(), partnerID.Load()
 	starts, inherited := 0, 0
@@ -561,10 +561,10 @@ func TestL02PingPong(t *testing.T) {
 		}
 	}
 	if starts < 2*rounds {
-		t.Fatalf("ping-pong of %d rounds on 1 P: the trace shows only %d starts of the two Gs, want at least %d", rounds, starts, 2*rounds)
+		t.Fatalf("ping-pong of %s on 1 P: the trace shows only %s of the two Gs, want at least %d", kitCount(int(rounds), "round"), kitCount(int(starts), "start"), 2*rounds)
 	}
 	if inherited != starts {
-		t.Fatalf("ping-pong on 1 P: %d of %d starts of the readied G inherited the time slice (EvGoStart Arg 1), want all: runqget must return inheritTime = true for a G taken from runnext"+kitHint(l02), inherited, starts)
+		t.Fatalf("ping-pong on 1 P: %d of %s of the readied G inherited the time slice (EvGoStart Arg 1), want all: runqget must return inheritTime = true for a G taken from runnext"+kitHint(l02), inherited, kitCount(int(starts), "start"))
 	}
 }
 
@@ -669,7 +669,7 @@ func TestL02Stress(t *testing.T) {
 	for c := range ran {
 		for d := range ran[c] {
 			if n := ran[c][d].Load(); n != 1 {
-				t.Fatalf("on 4 Ps, G %d of spawn chain %d ran %d times, want exactly once: each new G goes in runnext and kicks the previous one to the ring; is any G lost or queued twice?"+kitHint(l02), d, c, n)
+				t.Fatalf("on 4 Ps, G %d of spawn chain %d ran %s, want exactly once: each new G goes in runnext and kicks the previous one to the ring; is any G lost or queued twice?"+kitHint(l02), d, c, kitCount(int(n), "time"))
 			}
 		}
 	}

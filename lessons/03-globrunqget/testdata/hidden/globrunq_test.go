@@ -43,7 +43,7 @@ func l03global(t *testing.T, sched *schedt, after string, hint bool) []int64 {
 	q := &sched.runq
 	ids := l03linked(q.head, int(q.size)+1)
 	if len(ids) != int(q.size) {
-		t.Fatalf("after %s: sched.runq.size = %d but %d Gs are linked from its head (%s): keep size right (use sched.runq's methods: push, pushBack, pushBackAll, pop)"+kitHint(l03), after, q.size, len(ids), l03fmt(ids))
+		t.Fatalf("after %s: sched.runq.size = %d but %s are linked from its head (%s): keep size right (use sched.runq's methods: push, pushBack, pushBackAll, pop)"+kitHint(l03), after, q.size, kitCount(int(len(ids)), "G"), l03fmt(ids))
 	}
 	var last *g
 	for gp := q.head; gp != nil; gp = gp.schedlink {
@@ -54,7 +54,7 @@ func l03global(t *testing.T, sched *schedt, after string, hint bool) []int64 {
 	}
 	if hint {
 		if h := q.sizeHint.Load(); h != q.size {
-			t.Fatalf("after %s: the global queue holds %d Gs but sched.runq.sizeHint = %d, so emptyHint() = %v: findRunnable reads the hint without the lock to decide whether to look at the queue. Go through sched.runq's own methods (push, pushBack, pushBackAll, pop), which keep the hint, not the embedded gQueue's"+kitHint(l03), after, q.size, h, q.emptyHint())
+			t.Fatalf("after %s: the global queue holds %s but sched.runq.sizeHint = %d, so emptyHint() = %v: findRunnable reads the hint without the lock to decide whether to look at the queue. Go through sched.runq's own methods (push, pushBack, pushBackAll, pop), which keep the hint, not the embedded gQueue's"+kitHint(l03), after, kitCount(int(q.size), "G"), h, q.emptyHint())
 		}
 	}
 	return ids
@@ -74,7 +74,7 @@ func l03qids(t *testing.T, q *gQueue, what string) []int64 {
 	t.Helper()
 	ids := l03linked(q.head, int(q.size)+1)
 	if len(ids) != int(q.size) {
-		t.Fatalf("%s: q.size = %d but %d Gs are linked from q.head (%s)", what, q.size, len(ids), l03fmt(ids))
+		t.Fatalf("%s: q.size = %d but %s are linked from q.head (%s)", what, q.size, kitCount(int(len(ids)), "G"), l03fmt(ids))
 	}
 	var last *g
 	for gp := q.head; gp != nil; gp = gp.schedlink {
@@ -237,9 +237,9 @@ func l03getbatch(t *testing.T, sched *schedt, gs []*g, size, n int) {
 	sched.lock.Unlock()
 
 	want := min(n, size, size/procs+1)
-	call := fmt.Sprintf("globrunqgetbatch(%d) with %d Gs queued and gomaxprocs %d", n, size, procs)
+	call := fmt.Sprintf("globrunqgetbatch(%d) with %s queued and gomaxprocs %d", n, kitCount(int(size), "G"), procs)
 	if int(sched.cfg.procs) != procs {
-		call += fmt.Sprintf(" (the scheduler was made with %d Ps, and GOMAXPROCS changed that since: the number of Ps now is sched.gomaxprocs)", sched.cfg.procs)
+		call += fmt.Sprintf(" (the scheduler was made with %s, and GOMAXPROCS changed that since: the number of Ps now is sched.gomaxprocs)", kitCount(int(sched.cfg.procs), "P"))
 	}
 	batch := l03qids(t, &q, "the batch q returned by "+call)
 	got := len(batch)
@@ -250,7 +250,7 @@ func l03getbatch(t *testing.T, sched *schedt, gs []*g, size, n int) {
 		t.Fatalf("%s returned no G to run but a batch %s: the first G taken is returned as gp", call, l03fmt(batch))
 	}
 	if got != want {
-		t.Fatalf("%s took %d Gs (gp and %d in q), want %d = min(n, size, size/gomaxprocs+1)"+kitHint(l03), call, got, len(batch), want)
+		t.Fatalf("%s took %s (gp and %d in q), want %d = min(n, size, size/gomaxprocs+1)"+kitHint(l03), call, kitCount(int(got), "G"), len(batch), want)
 	}
 	if want == 0 {
 		return
@@ -262,7 +262,7 @@ func l03getbatch(t *testing.T, sched *schedt, gs []*g, size, n int) {
 		t.Fatalf("%s returned gp = G 0 and the batch %s, want %s: the next Gs from the head, in order"+kitHint(l03), call, l03fmt(batch), l03fmt(l03ids(1, want-1)))
 	}
 	if rest := l03global(t, sched, call, true); !slices.Equal(rest, l03ids(int64(want), size-want)) {
-		t.Fatalf("after %s, the global queue holds %s, want the %d Gs not taken, in order: %s", call, l03fmt(rest), size-want, l03fmt(l03ids(int64(want), size-want)))
+		t.Fatalf("after %s, the global queue holds %s, want the %s not taken, in order: %s", call, l03fmt(rest), kitCount(int(size-want), "G"), l03fmt(l03ids(int64(want), size-want)))
 	}
 }
 
@@ -373,15 +373,15 @@ func TestL03GoschedAllRun(t *testing.T) {
 			wg.Wait(gp)
 		})
 		if err != nil {
-			t.Fatalf("on %d P(s), %d Gs yielding %d times each: the scheduler stopped with: %v", procs, n, yields, err)
+			t.Fatalf("on %d P(s), %s yielding %s each: the scheduler stopped with: %v", procs, kitCount(int(n), "G"), kitCount(int(yields), "time"), err)
 		}
 		for i := 0; i < n; i++ {
 			if s, f := started[i].Load(), finished[i].Load(); s != 1 || f != 1 {
-				t.Fatalf("on %d P(s), G number %d of %d, each yielding %d times (Gosched puts it on the global queue), started %d times and finished %d times, want exactly once each"+kitHint(l03), procs, i, n, yields, s, f)
+				t.Fatalf("on %d P(s), G number %d of %d, each yielding %s (Gosched puts it on the global queue), started %s and finished %s, want exactly once each"+kitHint(l03), procs, i, n, kitCount(int(yields), "time"), kitCount(int(s), "time"), kitCount(int(f), "time"))
 			}
 		}
 		if got := resumed.Load(); got != n*yields {
-			t.Fatalf("on %d P(s), %d Gs called Gosched %d times each, but %d calls returned, want %d", procs, n, yields, got, n*yields)
+			t.Fatalf("on %d P(s), %s called Gosched %s each, but %s returned, want %d", procs, kitCount(int(n), "G"), kitCount(int(yields), "time"), kitCount(int(got), "call"), n*yields)
 		}
 	}
 }
@@ -415,7 +415,7 @@ func TestL03DrainFair(t *testing.T) {
 	}
 	err, ended, stalled, waited := kitAwait(done, started, 20*time.Second)
 	if !ended {
-		t.Fatalf("%d Gs started from outside (all on the global queue) had not finished %s (%d had started): some were lost from the global queue"+kitHint(l03), n, kitStalled(stalled, waited), started())
+		t.Fatalf("%s started from outside (all on the global queue) had not finished %s (%d had started): some were lost from the global queue"+kitHint(l03), kitCount(int(n), "G"), kitStalled(stalled, waited), started())
 	}
 	rt.Close()
 	if err != nil {
@@ -423,7 +423,7 @@ func TestL03DrainFair(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		if c := ran[i].Load(); c != 1 {
-			t.Fatalf("of %d Gs started from outside the Runtime (all on the global queue, drained by 4 Ps), number %d ran %d times, want exactly once"+kitHint(l03), n, i, c)
+			t.Fatalf("of %s started from outside the Runtime (all on the global queue, drained by 4 Ps), number %d ran %s, want exactly once"+kitHint(l03), kitCount(int(n), "G"), i, kitCount(int(c), "time"))
 		}
 	}
 	starts := map[int64]int{}
@@ -440,11 +440,11 @@ func TestL03DrainFair(t *testing.T) {
 			want = 2 // it yields once
 		}
 		if starts[goid] != want && len(bad) < 5 {
-			bad = append(bad, fmt.Sprintf("G %d started %d times, want %d", goid, starts[goid], want))
+			bad = append(bad, fmt.Sprintf("G %d started %s, want %d", goid, kitCount(int(starts[goid]), "time"), want))
 		}
 		return true
 	})
 	if len(bad) > 0 {
-		t.Fatalf("in the trace of %d Gs drained from the global queue by 4 Ps: %s: a G was handed out twice (or never)"+kitHint(l03), n, strings.Join(bad, "; "))
+		t.Fatalf("in the trace of %s drained from the global queue by 4 Ps: %s: a G was handed out twice (or never)"+kitHint(l03), kitCount(int(n), "G"), strings.Join(bad, "; "))
 	}
 }

@@ -170,7 +170,7 @@ func l04list(ids []int64) string {
 		return "[]"
 	}
 	if len(ids) > 12 {
-		return fmt.Sprintf("%v ... %v (%d Gs)", ids[:6], ids[len(ids)-3:], len(ids))
+		return fmt.Sprintf("%v ... %v (%s)", ids[:6], ids[len(ids)-3:], kitCount(int(len(ids)), "G"))
 	}
 	return fmt.Sprint(ids)
 }
@@ -233,9 +233,9 @@ func TestL04GlobalBatch(t *testing.T) {
 			t.Fatalf("%s: findRunnable returned %s (inheritTime=%v), want G 1, the head of the global queue (inheritTime=false)"+kitHint(l04), setup, kitID(gp), inherit)
 		}
 		if got, want := l04ring(pp), l04ids(2, k-1); !l04same(got, want) {
-			t.Fatalf("%s: after findRunnable returned G 1, P0's ring holds %s; want %s: take a batch of min(len(runq)/2, size, size/GOMAXPROCS+1) = %d Gs "+
+			t.Fatalf("%s: after findRunnable returned G 1, P0's ring holds %s; want %s: take a batch of min(len(runq)/2, size, size/GOMAXPROCS+1) = %s "+
 				"(globrunqgetbatch with n = len(pp.runq)/2), run the first and put the rest on the local ring in order"+kitHint(l04),
-				setup, l04list(got), l04list(want), k)
+				setup, l04list(got), l04list(want), kitCount(int(k), "G"))
 		}
 		if got, want := l04global(sched), l04ids(int64(k+1), c.size-k); !l04same(got, want) {
 			t.Fatalf("%s: after taking a batch of %d, the global queue holds %s, want %s", setup, k, l04list(got), l04list(want))
@@ -314,7 +314,7 @@ func TestL04StealHalf(t *testing.T) {
 			t.Fatalf("%s: findRunnable parked the M instead of stealing from P1: after the local and global queues, steal (stealWork, runqsteal)"+kitHint(l04), setup)
 		}
 		if gp == nil || gp.goid != int64(k) {
-			t.Fatalf("%s: findRunnable returned %s, want G %d: runqsteal takes the oldest half (%d Gs, G 1..G %d) and returns the last one taken"+kitHint(l04), setup, kitID(gp), k, k, k)
+			t.Fatalf("%s: findRunnable returned %s, want G %d: runqsteal takes the oldest half (%s, G 1..G %d) and returns the last one taken"+kitHint(l04), setup, kitID(gp), k, kitCount(int(k), "G"), k)
 		}
 		if inherit {
 			t.Fatalf("%s: a stolen G was returned with inheritTime=true; a stolen G starts a new time slice (inheritTime=false)", setup)
@@ -356,7 +356,7 @@ func TestL04RunnextOnlyOnLastPass(t *testing.T) {
 		t.Fatalf("%s: findRunnable returned %s (inheritTime=%v), want G 7 stolen from runnext (inheritTime=false)"+kitHint(l04), setup, kitID(gp), inherit)
 	}
 	if n := sleeps.count(); n != 1 {
-		t.Fatalf("%s: stealing G 7 called Usleep %d times, want once: the thief backs off ~3µs once before taking a running P's runnext", setup, n)
+		t.Fatalf("%s: stealing G 7 called Usleep %s, want once: the thief backs off ~3µs once before taking a running P's runnext", setup, kitCount(int(n), "time"))
 	}
 	if victim.runnext.Load() != nil {
 		t.Fatalf("%s: G 7 was returned but P1's runnext still holds %s", setup, kitID(victim.runnext.Load()))
@@ -387,7 +387,7 @@ func TestL04RunnextOnlyOnLastPass(t *testing.T) {
 			t.Fatalf("%s: findRunnable stole %s, want G 50: runnext may be stolen only on the last of the 4 passes (stealRunNextG = i == stealTries-1), and the first pass finds G 50 on P%d's ring"+kitHint(l04), setup, kitID(gp), ringP)
 		}
 		if n := sleeps.count(); n != 0 {
-			t.Fatalf("%s: findRunnable called Usleep %d times before finding G 50: it tried to steal a runnext on an early pass; only the last pass may"+kitHint(l04), setup, n)
+			t.Fatalf("%s: findRunnable called Usleep %s before finding G 50: it tried to steal a runnext on an early pass; only the last pass may"+kitHint(l04), setup, kitCount(int(n), "time"))
 		}
 		for id := int32(1); id < 8; id++ {
 			if id != ringP && sched.allp[id].runnext.Load() == nil {
@@ -592,8 +592,8 @@ func TestL04RecheckAfterSpinning(t *testing.T) {
 		t.Fatalf("%s: findRunnable returned %s, want G 42", setup, kitID(gp))
 	}
 	if mp.p == nil || !mp.spinning || sched.nmspinning.Load() != 1 {
-		t.Fatalf("%s: findRunnable returned G 42 with mp.p = %v, mp.spinning = %v, nmspinning = %d; want a P, true, 1: after checkRunqsNoP finds work, acquirep the P it returns and becomeSpinning",
-			setup, mp.p != nil, mp.spinning, sched.nmspinning.Load())
+		t.Fatalf("%s: findRunnable returned G 42 with mp.p = %s, mp.spinning = %v, nmspinning = %d; want a P, true, 1: after checkRunqsNoP finds work, acquirep the P it returns and becomeSpinning",
+			setup, l04PName(mp.p), mp.spinning, sched.nmspinning.Load())
 	}
 
 	// The same moment, but the G lands on the global queue: an M without a
@@ -640,8 +640,8 @@ func TestL04RecheckAfterSpinning(t *testing.T) {
 		t.Fatalf("%s: findRunnable returned %s, want G 43", setup, kitID(gp))
 	}
 	if mp.p == nil || !mp.spinning || sched.nmspinning.Load() != 1 {
-		t.Fatalf("%s: findRunnable returned G 43 with mp.p = %v, mp.spinning = %v, nmspinning = %d; want a P, true, 1: take an idle P for it (pidlegetSpinning), acquirep it and becomeSpinning, so that resetspinning wakes a successor",
-			setup, mp.p != nil, mp.spinning, sched.nmspinning.Load())
+		t.Fatalf("%s: findRunnable returned G 43 with mp.p = %s, mp.spinning = %v, nmspinning = %d; want a P, true, 1: take an idle P for it (pidlegetSpinning), acquirep it and becomeSpinning, so that resetspinning wakes a successor",
+			setup, l04PName(mp.p), mp.spinning, sched.nmspinning.Load())
 	}
 }
 
@@ -716,14 +716,14 @@ func TestL04SleepAndStopTheWorld(t *testing.T) {
 		if inResize.Load() {
 			what = "A GOMAXPROCS call had not returned: it stops the world, and a running P stops only when its M, in findRunnable, sees sched.gcwaiting and calls gcstopm (then starts over once the world restarts)"
 		}
-		t.Fatalf("%d Gs sleeping %d times each on 2 Ps while another G changed GOMAXPROCS %d times: %s, %d of the %d sleeps had ended and %d of the %d GOMAXPROCS calls had returned. %s"+kitHint(l04),
-			sleepers, naps, resizes, kitStalled(stalled, waited), woke.Load(), sleepers*naps, resized.Load(), resizes, what)
+		t.Fatalf("%s sleeping %s each on 2 Ps while another G changed GOMAXPROCS %s: %s, %d of the %s had ended and %d of the %d GOMAXPROCS calls had returned. %s"+kitHint(l04),
+			kitCount(int(sleepers), "G"), kitCount(int(naps), "time"), kitCount(int(resizes), "time"), kitStalled(stalled, waited), woke.Load(), kitCount(int(sleepers*naps), "sleep"), resized.Load(), resizes, what)
 	}
 	rt.Close()
 	if err != nil {
-		t.Fatalf("%d Gs sleeping %d times each on 2 Ps while another G changed GOMAXPROCS: the scheduler stopped with: %v (after %d of %d sleeps and %d of %d resizes). "+
+		t.Fatalf("%s sleeping %s each on 2 Ps while another G changed GOMAXPROCS: the scheduler stopped with: %v (after %d of %s and %d of %s). "+
 			"An M with nothing to do but a timer to wait for must wait for it (blockUntilTimer), not park for good"+kitHint(l04),
-			sleepers, naps, err, woke.Load(), sleepers*naps, resized.Load(), resizes)
+			kitCount(int(sleepers), "G"), kitCount(int(naps), "time"), err, woke.Load(), kitCount(int(sleepers*naps), "sleep"), resized.Load(), kitCount(int(resizes), "resize"))
 	}
 }
 
@@ -756,7 +756,11 @@ func TestL04StealOrder(t *testing.T) {
 	}
 	counts = append(counts, 5, 6, 12, 4) // after a bigger count
 	var ord randomOrder                  // reset again and again, as procresize does
-	for _, count := range counts {
+	var prev uint32                      // the count of the reset before, 0 for none
+	for k, count := range counts {
+		if k > 0 {
+			prev = counts[k-1]
+		}
 		ord.reset(count)
 		coprimes := l04coprimes(count)
 		var starts []uint32
@@ -775,7 +779,7 @@ func TestL04StealOrder(t *testing.T) {
 			var order []uint32
 			for enum := ord.start(i); !enum.done(); enum.next() {
 				if len(order) > int(count) {
-					t.Fatalf("count %d, start(%d): not done after %d steps (so far %v)"+kitHint(l04), count, i, len(order), order)
+					t.Fatalf("count %d, start(%d): not done after %s (so far %v)"+kitHint(l04), count, i, kitCount(int(len(order)), "step"), order)
 				}
 				pos := enum.position()
 				if pos >= count {
@@ -786,7 +790,7 @@ func TestL04StealOrder(t *testing.T) {
 			}
 			for pos, n := range seen {
 				if n != 1 {
-					times := fmt.Sprintf("visits P %d %d times", pos, n)
+					times := fmt.Sprintf("visits P %d %s", pos, kitCount(int(n), "time"))
 					if n == 0 {
 						times = fmt.Sprintf("never visits P %d", pos)
 					}
@@ -822,6 +826,10 @@ func TestL04StealOrder(t *testing.T) {
 				enum.next()
 				pair := [2]uint32{first, (enum.position() + count - first) % count}
 				if j, ok := pairs[pair]; ok {
+					if prev >= 1 && !l04RepeatsPair(count) {
+						t.Fatalf("count %d: start(%d) and start(%d) both begin at P %d and step by %d, after reset(%d) that followed reset(%d); a fresh randomOrder reset to %d repeats no pair. reset must rebuild the coprimes of the new count from scratch, not add to (or keep) the list an earlier reset made"+kitHint(l04),
+							count, j, i, pair[0], pair[1], count, prev, count)
+					}
 					t.Fatalf("count %d: start(%d) and start(%d) both begin at P %d and step by %d; over i = 0..%d every start P must come with every coprime step once: the step is coprimes[i/count %% len(coprimes)] (i/count, not i), so that it does not depend on the same bits as the start"+kitHint(l04),
 						count, j, i, pair[0], pair[1], count*uint32(len(coprimes))-1)
 				}
@@ -887,8 +895,8 @@ func TestL04Parallelism(t *testing.T) {
 			t.Fatalf("the scheduler stopped with: %v", err)
 		}
 		if abort.Load() {
-			t.Fatalf("try %d: %d CPU-bound Gs started by one G on %d Ps: after 10s only %d of them had started (each spins until all have). The others sat on the starter's P's queue: idle Ms must steal them (findRunnable → stealWork)"+kitHint(l04),
-				try+1, procs, procs, seen.Load())
+			t.Fatalf("try %d: %d CPU-bound Gs started by one G on %s: after 10s only %d of them had started (each spins until all have). The others sat on the starter's P's queue: idle Ms must steal them (findRunnable → stealWork)"+kitHint(l04),
+				try+1, procs, kitCount(int(procs), "P"), seen.Load())
 		}
 	}
 }
@@ -922,11 +930,39 @@ func TestL04ProducerStolen(t *testing.T) {
 		t.Fatalf("the scheduler stopped with: %v", err)
 	}
 	if abort.Load() {
-		t.Fatalf("a producer G spawned %d Gs in %d rounds of %d, and kept its P busy until each round had run; after 15s only %d of them had run. The rest were left on the producer's ring: other Ms must steal them"+kitHint(l04), rounds*n, rounds, n, seen.Load())
+		t.Fatalf("a producer G spawned %s in %s of %d, and kept its P busy until each round had run; after 15s only %d of them had run. The rest were left on the producer's ring: other Ms must steal them"+kitHint(l04), kitCount(int(rounds*n), "G"), kitCount(int(rounds), "round"), n, seen.Load())
 	}
 	for i := range ran {
 		if c := ran[i].Load(); c != 1 {
-			t.Fatalf("spawned G number %d (round %d) ran %d times, want exactly once"+kitHint(l04), i%n+1, i/n+1, c)
+			t.Fatalf("spawned G number %d (round %d) ran %s, want exactly once"+kitHint(l04), i%n+1, i/n+1, kitCount(int(c), "time"))
 		}
 	}
+}
+
+// l04RepeatsPair reports whether a randomOrder fresh from one reset(count)
+// has two starts among i = 0 .. count*φ(count)-1 that begin at the same P
+// and take the same step (the check above, on a fresh order).
+func l04RepeatsPair(count uint32) bool {
+	var ord randomOrder
+	ord.reset(count)
+	seen := map[[2]uint32]bool{}
+	for i := uint32(0); i < count*uint32(len(l04coprimes(count))); i++ {
+		enum := ord.start(i)
+		first := enum.position()
+		enum.next()
+		pair := [2]uint32{first, (enum.position() + count - first) % count}
+		if seen[pair] {
+			return true
+		}
+		seen[pair] = true
+	}
+	return false
+}
+
+// l04PName names pp as a message says it: "P 3", or "nil".
+func l04PName(pp *p) string {
+	if pp == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("P %d", pp.id)
 }

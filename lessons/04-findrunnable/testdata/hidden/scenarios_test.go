@@ -546,7 +546,7 @@ func TestL04GiveUpGlobal(t *testing.T) {
 			t.Fatalf("%s: the M parked with P0 %s and stopwait %d, want _Pgcstop and 0: stop for the world with gcstopm"+kitHint(l04), setup, pStatusString(st), sched.stopwait)
 		}
 		if n := sched.runq.size; n != 300 {
-			t.Fatalf("%s: the M stopped for the world, and the global queue holds %d Gs, want all 300: nothing is taken once a stop-the-world is pending"+kitHint(l04), setup, n)
+			t.Fatalf("%s: the M stopped for the world, and the global queue holds %s, want all 300: nothing is taken once a stop-the-world is pending"+kitHint(l04), setup, kitCount(int(n), "G"))
 		}
 	}
 
@@ -790,7 +790,7 @@ func TestL04Snapshots(t *testing.T) {
 	}})
 	pending.Wait()
 	if resizes == 0 || !r.parked {
-		t.Fatalf("%s: findRunnable returned %s (parked=%v) after %d resizes; want it parked after at least one: with nothing to run anywhere, release P0 and park"+kitHint(l04), setup, kitID(r.gp), r.parked, resizes)
+		t.Fatalf("%s: findRunnable returned %s (parked=%v) after %s; want it parked after at least one: with nothing to run anywhere, release P0 and park"+kitHint(l04), setup, kitID(r.gp), r.parked, kitCount(int(resizes), "resize"))
 	}
 }
 
@@ -1114,10 +1114,10 @@ func TestL04StealPasses(t *testing.T) {
 		t.Fatalf("%s: findRunnable returned %s; want it to park"+kitHint(l04), setup, kitID(r.gp))
 	}
 	if drawsAtSleep != 4 {
-		t.Fatalf("%s: the M tried P1's runnext after %d passes (draws of pp.rand.uint32() for sched.stealOrder.start, one per pass); want on the 4th: runnext only on the last of stealTries = 4 passes (stealRunNextG = i == stealTries-1)"+kitHint(l04), setup, drawsAtSleep)
+		t.Fatalf("%s: the M tried P1's runnext after %s (draws of pp.rand.uint32() for sched.stealOrder.start, one per pass); want on the 4th: runnext only on the last of stealTries = 4 passes (stealRunNextG = i == stealTries-1)"+kitHint(l04), setup, kitCount(int(drawsAtSleep), "pass", "passes"))
 	}
 	if drawsAtPark != 4 {
-		t.Fatalf("%s: the M made %d passes (draws of pp.rand.uint32(), one per sched.stealOrder.start) before giving up; want exactly stealTries = 4, each in a fresh random order"+kitHint(l04), setup, drawsAtPark)
+		t.Fatalf("%s: the M made %s (draws of pp.rand.uint32(), one per sched.stealOrder.start) before giving up; want exactly stealTries = 4, each in a fresh random order"+kitHint(l04), setup, kitCount(int(drawsAtPark), "pass", "passes"))
 	}
 
 	// A victim that is not running: P1 is in a system call (_Psyscall, no

@@ -140,8 +140,10 @@ func l05dOpName(op kitOp, st l05dState) string {
 	switch op.Kind {
 	case "wakep":
 		return "wakep(sched)"
-	case "resetspinning", "stopSpinning", "shouldSpin":
+	case "resetspinning", "stopSpinning":
 		return fmt.Sprintf("%s(%s), if it spins", op.Kind, mName())
+	case "shouldSpin":
+		return fmt.Sprintf("shouldSpin(%s)", mName())
 	case "becomeSpinning":
 		return fmt.Sprintf("%s.becomeSpinning(), if it does not spin", mName())
 	case "checkRunqsNoP":

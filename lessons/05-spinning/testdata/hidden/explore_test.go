@@ -192,7 +192,7 @@ func (w *l05World) final() (key, problem string) {
 	key = fmt.Sprintf("nmspinning %d, needspinning %d, idle Ps [%s], idle Ms %d; %s",
 		nmspinning, sched.needspinning.Load(), strings.Join(pidle, " "), sched.nmidle, strings.Join(ms, "; "))
 	if nmspinning != spinning {
-		problem = fmt.Sprintf("the threads ended with nmspinning %d, but %d Ms spin (%s): nmspinning counts the spinning Ms exactly; an M started to spin (startm with spinning true) is counted by the claim of the wakep that started it (its CompareAndSwap from 0 to 1), and only wakep makes that claim", nmspinning, spinning, key)
+		problem = fmt.Sprintf("the threads ended with nmspinning %d, but %s spin (%s): nmspinning counts the spinning Ms exactly; an M started to spin (startm with spinning true) is counted by the claim of the wakep that started it (its CompareAndSwap from 0 to 1), and only wakep makes that claim", nmspinning, kitCount(int(spinning), "M"), key)
 	}
 	return key, problem
 }

@@ -261,8 +261,8 @@ func TestL05WakepStartsOneM(t *testing.T) {
 			}
 		}
 		if woken != 1 || sched.nmspinning.Load() != 1 || sched.npidle.Load() != 3 {
-			t.Fatalf("16 goroutines called wakep at once (4 idle Ps, 4 idle Ms, nobody spinning): %d Ms were started and %s; want exactly 1 M, nmspinning 1, npidle 3. Only the winner of the CAS of nmspinning 0→1 may start an M"+kitHint(l05),
-				woken, l05state(sched))
+			t.Fatalf("16 goroutines called wakep at once (4 idle Ps, 4 idle Ms, nobody spinning): %s were started and %s; want exactly 1 M, nmspinning 1, npidle 3. Only the winner of the CAS of nmspinning 0→1 may start an M"+kitHint(l05),
+				kitCount(int(woken), "M"), l05state(sched))
 		}
 	}
 }
@@ -412,7 +412,7 @@ func TestL05NoLeakedSpinners(t *testing.T) {
 		go func() { done <- rt.Wait() }()
 		err, ended, stalled, waited := kitAwait(done, func() int64 { return int64(ran.Load()) }, 30*time.Second)
 		if !ended {
-			t.Fatalf("round %d: %d Gs spawning %d more had not finished %s (%d ran): did a wakep never start an M (nmspinning stuck above 0?)"+kitHint(l05), round+1, n, n, kitStalled(stalled, waited), ran.Load())
+			t.Fatalf("round %d: %s spawning %d more had not finished %s (%d ran): did a wakep never start an M (nmspinning stuck above 0?)"+kitHint(l05), round+1, kitCount(int(n), "G"), n, kitStalled(stalled, waited), ran.Load())
 		}
 		if err != nil {
 			rt.Close()
@@ -427,7 +427,7 @@ func TestL05NoLeakedSpinners(t *testing.T) {
 			t.Fatalf("round %d: all Gs finished and every M is parked, but sched.nmspinning = %d, want 0: some path counted a spinning M and never uncounted it (wakep that found no idle P? stopSpinning?)"+kitHint(l05), round+1, nmspinning)
 		}
 		if npidle != gomaxprocs {
-			t.Fatalf("round %d: every M is parked but only %d of %d Ps are idle", round+1, npidle, gomaxprocs)
+			t.Fatalf("round %d: every M is parked but only %d of %s are idle", round+1, npidle, kitCount(int(gomaxprocs), "P"))
 		}
 	}
 }
@@ -486,8 +486,8 @@ func TestL05Parallelism(t *testing.T) {
 				if shape == "chain" {
 					how = "each G started the next, then spun"
 				}
-				t.Fatalf("%d CPU-bound Gs on %d Ps (%s): after 10s only %d of them had started (each spins until all have). Each new G calls wakep, which must start a spinning M when a P is idle and nobody spins; a spinner that finds work calls wakep again (resetspinning)"+kitHint(l05),
-					procs, procs, how, seen.Load())
+				t.Fatalf("%d CPU-bound Gs on %s (%s): after 10s only %d of them had started (each spins until all have). Each new G calls wakep, which must start a spinning M when a P is idle and nobody spins; a spinner that finds work calls wakep again (resetspinning)"+kitHint(l05),
+					procs, kitCount(int(procs), "P"), how, seen.Load())
 			}
 		}
 	}

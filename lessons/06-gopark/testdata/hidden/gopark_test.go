@@ -139,7 +139,7 @@ func TestL06UnlockfRunsAfterPark(t *testing.T) {
 						probs.addf("unlockf was called with lock %p, want %p, the lock passed to gopark", l, lock)
 					}
 					if s := readgstatus(gp); s != _Gwaiting {
-						probs.addf("with %d Ps: when unlockf ran, G %d was %s, want waiting: park_m must casgstatus the G to _Gwaiting (and dropg) before it calls unlockf; an unlockf that releases a lock lets another G ready this one at once, while it would still be running", procs, gp.goid, gStatusString(s))
+						probs.addf("with %s: when unlockf ran, G %d was %s, want waiting: park_m must casgstatus the G to _Gwaiting (and dropg) before it calls unlockf; an unlockf that releases a lock lets another G ready this one at once, while it would still be running", kitCount(int(procs), "P"), gp.goid, gStatusString(s))
 					}
 					if gp.waitreason != waitReasonPark {
 						probs.addf("when unlockf ran, G %d's wait reason was %q, want %q, the reason passed to gopark", gp.goid, gp.waitreason, waitReasonPark)
@@ -155,7 +155,7 @@ func TestL06UnlockfRunsAfterPark(t *testing.T) {
 				}, unsafe.Pointer(lock), waitReasonPark)
 
 				if n := calls.Load() - before; n != 1 {
-					probs.addf("one gopark called unlockf %d times, want exactly once", n)
+					probs.addf("one gopark called unlockf %s, want exactly once", kitCount(int(n), "time"))
 				}
 				if s := readgstatus(gp); s != _Grunning {
 					probs.addf("G %d returned from gopark %s, want running", gp.goid, gStatusString(s))
@@ -166,7 +166,7 @@ func TestL06UnlockfRunsAfterPark(t *testing.T) {
 			}
 		})
 		if n := calls.Load(); n != rounds {
-			t.Fatalf("with %d Ps: %d goparks called unlockf %d times, want %d (once each)%s", procs, rounds, n, rounds, kitHint(l06))
+			t.Fatalf("with %s: %s called unlockf %s, want %d (once each)%s", kitCount(int(procs), "P"), kitCount(int(rounds), "gopark"), kitCount(int(n), "time"), rounds, kitHint(l06))
 		}
 	}
 }
@@ -293,13 +293,13 @@ func TestL06ReadyRunnext(t *testing.T) {
 		t.Fatalf("after goready(G 7) on an M holding P 0, P 0's runnext is %s and its ring %v; want runnext G 7: goready readies into runnext, to run next on this P%s", kitID(next), l06ring(pp), kitHint(l06))
 	}
 	if ring := l06ring(pp); len(ring) != 0 || !sched.runq.empty() {
-		t.Fatalf("after goready(G 7), P 0's ring holds %v and the global queue %d Gs; want both empty (G 7 is in runnext only)", ring, sched.runq.size)
+		t.Fatalf("after goready(G 7), P 0's ring holds %v and the global queue %s; want both empty (G 7 is in runnext only)", ring, kitCount(int(sched.runq.size), "G"))
 	}
 	sched.lock.Lock()
 	npidle, nm := sched.npidle.Load(), len(sched.allm)
 	sched.lock.Unlock()
 	if npidle != 0 || nm == 0 {
-		t.Fatalf("after goready with P 1 idle, %d Ps are still idle and %d Ms were started: ready must call wakep, which starts a spinning M on the idle P%s", npidle, nm, kitHint(l06))
+		t.Fatalf("after goready with P 1 idle, %s are still idle and %s were started: ready must call wakep, which starts a spinning M on the idle P%s", kitCount(int(npidle), "P"), kitCount(int(nm), "M"), kitHint(l06))
 	}
 
 	// goready with runnext taken: the old runnext goes to the ring.
@@ -447,7 +447,7 @@ func TestL06ParkReadyInRuntime(t *testing.T) {
 		}
 	})
 	if resumed.Load() != 1 {
-		t.Fatalf("the parked G resumed %d times after Ready, want once%s", resumed.Load(), kitHint(l06))
+		t.Fatalf("the parked G resumed %s after Ready, want once%s", kitCount(int(resumed.Load()), "time"), kitHint(l06))
 	}
 
 	probs = l06problems{}
@@ -602,7 +602,7 @@ func TestL06Stress(t *testing.T) {
 			wg.Wait(gp)
 			mu.Lock(gp)
 			if counter != lockers*locks {
-				probs.addf("%d Gs each incremented a counter %d times under the Mutex: it holds %d, want %d", lockers, locks, counter, lockers*locks)
+				probs.addf("%s each incremented a counter %s under the Mutex: it holds %d, want %d", kitCount(int(lockers), "G"), kitCount(int(locks), "time"), counter, lockers*locks)
 			}
 			mu.Unlock(gp)
 			for k := range order {
@@ -617,7 +617,7 @@ func TestL06Stress(t *testing.T) {
 		})
 		for i := range ran {
 			if c := ran[i].Load(); c != 1 {
-				t.Fatalf("on 4 Ps, G number %d (of %d blocking on channels, a Mutex, a WaitGroup and Park) ran %d times, want exactly once%s", i, total, c, kitHint(l06))
+				t.Fatalf("on 4 Ps, G number %d (of %d blocking on channels, a Mutex, a WaitGroup and Park) ran %s, want exactly once%s", i, total, kitCount(int(c), "time"), kitHint(l06))
 			}
 		}
 	}

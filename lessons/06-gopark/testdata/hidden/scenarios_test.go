@@ -162,7 +162,7 @@ func l06procs(n int) string {
 	if n == 1 {
 		return "1 P"
 	}
-	return fmt.Sprintf("%d Ps", n)
+	return fmt.Sprintf("%s", kitCount(int(n), "P"))
 }
 
 // l06payload is something a park refers to: the lock passed to gopark,
@@ -316,6 +316,6 @@ func TestL06ParkWithoutUnlockf(t *testing.T) {
 		resumed.Add(1)
 	})
 	if resumed.Load() != 1 {
-		t.Fatalf("G 1 parked with a nil unlockf and was readied: it resumed %d times, want once%s", resumed.Load(), kitHint(l06))
+		t.Fatalf("G 1 parked with a nil unlockf and was readied: it resumed %s, want once%s", kitCount(int(resumed.Load()), "time"), kitHint(l06))
 	}
 }

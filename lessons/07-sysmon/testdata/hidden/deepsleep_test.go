@@ -128,9 +128,9 @@ func TestL07SysmonDeepSleepTimer(t *testing.T) {
 		rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load, Trace: rec.Record})
 		defer l07close(t, rt)
 		if !l07await(10*time.Second, func() bool { return len(l07events(&rec, EvSysmonSleep)) > 0 }) {
-			t.Fatalf("with no G at all (every P idle) and a trace set, sysmon emitted no EvSysmonSleep in 10s (it asked for %d sleeps; sysmonwait = %v). "+
+			t.Fatalf("with no G at all (every P idle) and a trace set, sysmon emitted no EvSysmonSleep in 10s (it asked for %s; sysmonwait = %v). "+
 				"Before its deep sleep, sysmon emits sched.traceEvent(EvSysmonSleep, 0, -1, mp.id, sleep), sleep being the longest it will sleep (ns)%s",
-				c.count(), rt.sched.sysmonwait.Load(), kitHint(l07))
+				kitCount(int(c.count()), "sleep"), rt.sched.sysmonwait.Load(), kitHint(l07))
 		}
 		ev := l07events(&rec, EvSysmonSleep)[0]
 		if ev.G != 0 || ev.P != -1 || ev.M < 0 || ev.Arg != half {
@@ -450,8 +450,8 @@ func TestL07SysmonWakeReadsClock(t *testing.T) {
 	proceedOnce.Do(func() { close(proceed) }) // sysmon sleeps, and wakes at once
 	taken := func() bool { return syscallP.Load().status.Load() != _Psyscall }
 	if !l07await(10*time.Second, func() bool { return taken() || probs.first() != "" }) {
-		t.Fatalf("a G has been in a syscall for 10s (real time; sysmon asked for %d sleeps since it woke), nothing queued, the other P idle, and sysmon never took its P: take it once the syscall has lasted 10ms (fake clock)%s",
-			c.count()-int(asleep.Load()), kitHint(l07))
+		t.Fatalf("a G has been in a syscall for 10s (real time; sysmon asked for %s since it woke), nothing queued, the other P idle, and sysmon never took its P: take it once the syscall has lasted 10ms (fake clock)%s",
+			kitCount(int(c.count()-int(asleep.Load())), "sleep"), kitHint(l07))
 	}
 	if p := probs.first(); p != "" {
 		t.Fatalf("%s%s", p, kitHint(l07))
@@ -596,8 +596,8 @@ func TestL07SysmonLongIdle(t *testing.T) {
 	}
 	closeGate.Do(func() { close(gate) })
 	if !l07await(20*time.Second, func() bool { return c.count() >= rounds }) {
-		t.Fatalf("a G has been running on the only P, and sysmon asked for only %d sleeps (Config.Usleep) in 20s; want %d: with nothing to do, sysmon keeps sleeping and looking%s",
-			c.count(), rounds, kitHint(l07))
+		t.Fatalf("a G has been running on the only P, and sysmon asked for only %s (Config.Usleep) in 20s; want %d: with nothing to do, sysmon keeps sleeping and looking%s",
+			kitCount(int(c.count()), "sleep"), rounds, kitHint(l07))
 	}
 	want := make([]int64, rounds)
 	for i, d := 0, int64(20); i < rounds; i++ {
@@ -698,8 +698,8 @@ func TestL07SysmonDeepSleepRecheck(t *testing.T) {
 	id := c.sysmon
 	c.mu.Unlock()
 	if !l07await(10*time.Second, func() bool { return l07blockedOnMutex(id) }) {
-		t.Fatalf("with every P idle and no timer, sysmon came out of its first sleep and did not wait for sched.lock within 10s (it asked for %d sleeps; sysmonwait = %v): "+
-			"to go into its deep sleep, sysmon takes sched.lock, checks again, sets sched.sysmonwait and unlocks%s", c.count(), s.sysmonwait.Load(), kitHint(l07))
+		t.Fatalf("with every P idle and no timer, sysmon came out of its first sleep and did not wait for sched.lock within 10s (it asked for %s; sysmonwait = %v): "+
+			"to go into its deep sleep, sysmon takes sched.lock, checks again, sets sched.sysmonwait and unlocks%s", kitCount(int(c.count()), "sleep"), s.sysmonwait.Load(), kitHint(l07))
 	}
 
 	// sysmon waits for sched.lock, which the test holds. An M takes the idle
@@ -732,8 +732,8 @@ func TestL07SysmonDeepSleepRecheck(t *testing.T) {
 	taken := func() bool { return pp.status.Load() != _Psyscall }
 	deepWithSyscall := func() bool { return s.sysmonwait.Load() && !taken() }
 	if !l07await(10*time.Second, func() bool { return taken() || probs.first() != "" || deepWithSyscall() }) {
-		t.Fatalf("P %d has been in a syscall for 10s (real time; sysmon asked for %d sleeps), no P idle, no M spinning, and sysmon never took it (sysmonwait = %v)%s",
-			pp.id, c.count(), s.sysmonwait.Load(), kitHint(l07))
+		t.Fatalf("P %d has been in a syscall for 10s (real time; sysmon asked for %s), no P idle, no M spinning, and sysmon never took it (sysmonwait = %v)%s",
+			pp.id, kitCount(int(c.count()), "sleep"), s.sysmonwait.Load(), kitHint(l07))
 	}
 	if p := probs.first(); p != "" {
 		t.Fatalf("%s%s", p, kitHint(l07))
@@ -867,8 +867,8 @@ func l07wakerBefore(t *testing.T, k int) bool {
 		id := sysmonID.Load()
 		return id != 0 && l07goroutineIn(id, "select", "chan receive") && state.CompareAndSwap(counting, passed)
 	}) {
-		t.Fatalf("with no G at all (every P idle) and no timer, sysmon did not go into its deep sleep within 10s (it asked for %d sleeps; sysmonwait = %v): "+
-			"when every P is idle, sysmon sleeps on sched.sysmonnote until someone wakes it%s", c.count(), s.sysmonwait.Load(), kitHint(l07))
+		t.Fatalf("with no G at all (every P idle) and no timer, sysmon did not go into its deep sleep within 10s (it asked for %s; sysmonwait = %v): "+
+			"when every P is idle, sysmon sleeps on sched.sysmonnote until someone wakes it%s", kitCount(int(c.count()), "sleep"), s.sysmonwait.Load(), kitHint(l07))
 	}
 	if state.Load() == passed {
 		return false
@@ -886,8 +886,8 @@ func l07wakerBefore(t *testing.T, k int) bool {
 	taken := func() bool { return pp.status.Load() != _Psyscall }
 	deepWithSyscall := func() bool { return s.sysmonwait.Load() && !taken() }
 	if !l07await(10*time.Second, func() bool { return taken() || deepWithSyscall() }) {
-		t.Fatalf("P %d has been in a syscall for 10s (real time; sysmon asked for %d sleeps), no P idle, no M spinning, and sysmon never took it (sysmonwait = %v)%s",
-			pp.id, c.count(), s.sysmonwait.Load(), kitHint(l07))
+		t.Fatalf("P %d has been in a syscall for 10s (real time; sysmon asked for %s), no P idle, no M spinning, and sysmon never took it (sysmonwait = %v)%s",
+			pp.id, kitCount(int(c.count()), "sleep"), s.sysmonwait.Load(), kitHint(l07))
 	}
 	if deepWithSyscall() {
 		t.Fatalf("every P was idle, so sysmon set out for its deep sleep. Just then (before sysmon's operation #%d on an atomic field since its first sleep), "+
@@ -941,7 +941,7 @@ func l07deepSleepAfterResize(t *testing.T) {
 		t.Fatalf("test setup: the G did not start within 10s")
 	}
 	if old := rt.GOMAXPROCS(2); old != 1 { // sysmon is in its rounds: the resize comes after its start
-		t.Fatalf("test setup: GOMAXPROCS(2) reported %d Ps before, want 1", old)
+		t.Fatalf("test setup: GOMAXPROCS(2) reported %s before, want 1", kitCount(int(old), "P"))
 	}
 	if !l07await(10*time.Second, func() bool { return rt.sched.npidle.Load() == 1 }) {
 		t.Fatalf("test setup: with a G running on one of 2 Ps, npidle did not settle at 1 within 10s (it is %d)", rt.sched.npidle.Load())
@@ -964,7 +964,7 @@ func l07deepSleepAfterResize(t *testing.T) {
 	if !l07await(10*time.Second, func() bool { return c.count() >= start+200 || sleptWhileMeasuring.Load() }) || sleptWhileMeasuring.Load() {
 		t.Fatalf("a G ran at safe points on the one P; GOMAXPROCS grew from 1 to 2 while sysmon ran, the G on one P, the other idle, and sysmon %s. "+
 			"Not every P is idle: npidle == gomaxprocs must compare with gomaxprocs as it is now, read each round, not once when sysmon starts (procresize changes it)%s",
-			map[bool]string{true: "went into its deep sleep (EvSysmonSleep) while the G ran", false: fmt.Sprintf("asked for only %d sleeps in 10s (real time), and none since", c.count()-start)}[sleptWhileMeasuring.Load()], kitHint(l07))
+			map[bool]string{true: "went into its deep sleep (EvSysmonSleep) while the G ran", false: fmt.Sprintf("asked for only %s in 10s (real time), and none since", kitCount(int(c.count()-start), "sleep"))}[sleptWhileMeasuring.Load()], kitHint(l07))
 	}
 	stop.Store(true)
 	l07finish(t, rt, 10*time.Second)

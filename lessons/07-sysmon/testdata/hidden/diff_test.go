@@ -94,7 +94,7 @@ func (st l07dState) String() string {
 	if st.NilSlot {
 		b.WriteString("allp ends in a nil slot; ")
 	}
-	fmt.Fprintf(&b, "the global queue holds %d Gs; nmspinning=%d", len(st.kit.Global), st.Nmspinning)
+	fmt.Fprintf(&b, "the global queue holds %s; nmspinning=%d", kitCount(int(len(st.kit.Global)), "G"), st.Nmspinning)
 	if st.GCWaiting {
 		fmt.Fprintf(&b, "; a stop-the-world pending (gcwaiting, stopwait=%d)", st.Stopwait)
 	}
@@ -238,7 +238,7 @@ func l07dOpName(op kitOp) string {
 	case "leave":
 		return fmt.Sprintf("P%d's G leaves its system call (CAS _Psyscall → _Prunning, syscalltick+1, pp.m = its M)", op.P)
 	case "slice":
-		return fmt.Sprintf("P%d starts a new time slice (schedtick+1)", op.P)
+		return fmt.Sprintf("P%s a new time slice (schedtick+1)", kitCount(int(op.P), "start"))
 	case "sysmon":
 		rounds := "rounds"
 		if op.K == 1 {

@@ -458,7 +458,7 @@ func (c *l07clock) awaitCount(t *testing.T, n int, what string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for c.countNow() < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("sysmon asked for %d sleeps (Config.Usleep) in 10s; waited for sleep #%d: %s%s", c.countNow(), n, what, kitHint(l07))
+			t.Fatalf("sysmon asked for %s (Config.Usleep) in 10s; waited for sleep #%d: %s%s", kitCount(int(c.countNow()), "sleep"), n, what, kitHint(l07))
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
@@ -672,9 +672,9 @@ func TestL07SysmonDeepSleep(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for !sched.sysmonwait.Load() {
 		if time.Now().After(deadline) {
-			t.Fatalf("every P has been idle for 5s, and sysmon has not gone into its deep sleep (it asked for %d sleeps in all). "+
+			t.Fatalf("every P has been idle for 5s, and sysmon has not gone into its deep sleep (it asked for %s in all). "+
 				"When every P is idle (npidle == gomaxprocs) or the world is stopped, set sched.sysmonwait under sched.lock and sleep on sched.sysmonnote (notetsleep), "+
-				"so that a syscall or startTheWorld can wake it%s", c.countNow(), kitHint(l07))
+				"so that a syscall or startTheWorld can wake it%s", kitCount(int(c.countNow()), "sleep"), kitHint(l07))
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
@@ -822,9 +822,9 @@ func TestL07HogIsPreempted(t *testing.T) {
 	case <-allRan:
 	case <-time.After(5 * time.Second):
 		giveUp.Store(true)
-		t.Errorf("G %d looped at safe points (Safepoint) on the only P for 5s while %d Gs it started waited in the P's run queue; %d of them ran. "+
+		t.Errorf("G %d looped at safe points (Safepoint) on the only P for 5s while %s it started waited in the P's run queue; %d of them ran. "+
 			"sysmon must preempt a G whose time slice has lasted ForcePreempt (2ms here): retake calls preemptone, which sets the running G's preempt flag, and Safepoint yields when it sees it%s",
-			hogID.Load(), n, ran.Load(), kitHint(l07))
+			hogID.Load(), kitCount(int(n), "G"), ran.Load(), kitHint(l07))
 	}
 	l07finish(t, rt, 10*time.Second)
 }
@@ -854,7 +854,7 @@ func TestL07SyscallLoopsFinish(t *testing.T) {
 		stop.Store(true)
 		if got < n {
 			l07finish(t, rt, 10*time.Second)
-			t.Fatalf("run %d: %d Gs looping over Syscall on 2 Ps, and only %d had started after 5s: the running ones were never preempted, and their Ps never retaken%s", iter+1, n, got, kitHint(l07))
+			t.Fatalf("run %d: %s looping over Syscall on 2 Ps, and only %d had started after 5s: the running ones were never preempted, and their Ps never retaken%s", iter+1, kitCount(int(n), "G"), got, kitHint(l07))
 		}
 		l07finish(t, rt, 10*time.Second)
 		if t.Failed() {

@@ -50,7 +50,7 @@ func l08snap(sched *schedt) l08snapshot {
 func (s l08snapshot) diff(o l08snapshot) string {
 	switch {
 	case !slices.Equal(s.allp, o.allp):
-		return fmt.Sprintf("allp went from %d Ps to %d", len(s.allp), len(o.allp))
+		return fmt.Sprintf("allp went from %s to %d", kitCount(int(len(s.allp)), "P"), len(o.allp))
 	case s.gmp != o.gmp:
 		return fmt.Sprintf("gomaxprocs went from %d to %d", s.gmp, o.gmp)
 	case !slices.Equal(s.status, o.status):
@@ -206,7 +206,7 @@ func TestL08GrowMaskAndTrace(t *testing.T) {
 		before := sched.gomaxprocs.Load()
 		seen := len(rec.Events())
 		l08resize(t, sched, n)
-		what := fmt.Sprintf("after procresize(%d) from %d Ps", n, before)
+		what := fmt.Sprintf("after procresize(%d) from %s", n, kitCount(int(before), "P"))
 		maxWords = max(maxWords, int((n+31)/32))
 		if got := len(sched.idlepMask); got != maxWords {
 			t.Fatalf("%s, sched.idlepMask has %d words; want %d: one bit per P in 32-bit words, so (nprocs+31)/32 words, grown (copying the old bits) only when it is shorter than that, never shrunk%s",
@@ -271,7 +271,7 @@ func TestL08AllpWritesUnderLock(t *testing.T) {
 			changed := ""
 			switch {
 			case len(now) != len(hdr) || cap(now) != cap(hdr) || (len(now) > 0 && &now[0] != &hdr[0]):
-				changed = fmt.Sprintf("sched.allp itself (from %d Ps to %d)", len(hdr), len(now))
+				changed = fmt.Sprintf("sched.allp itself (from %s to %d)", kitCount(int(len(hdr)), "P"), len(now))
 			case !slices.Equal(slots, now):
 				i := 0
 				for i < len(now) && slots[i] == now[i] {

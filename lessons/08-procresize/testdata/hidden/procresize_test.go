@@ -52,7 +52,7 @@ func l08resize(t *testing.T, sched *schedt, nprocs int32) []*p {
 		t.Fatalf("procresize(%d), with the world stopped, panicked: %v%s", nprocs, perr, kitHint(l08))
 	}
 	if int32(len(sched.allp)) != nprocs {
-		t.Fatalf("after procresize(%d), allp has %d entries, want exactly %d: trim it when shrinking%s", nprocs, len(sched.allp), nprocs, kitHint(l08))
+		t.Fatalf("after procresize(%d), allp has %s, want exactly %d: trim it when shrinking%s", nprocs, kitCount(int(len(sched.allp)), "entry", "entries"), nprocs, kitHint(l08))
 	}
 	var list []*p
 	for pp := head; pp != nil; pp = pp.link {
@@ -109,8 +109,8 @@ func l08global(t *testing.T, sched *schedt) []int64 {
 		}
 	}
 	if int(sched.runq.size) != len(ids) || last != sched.runq.tail || sched.runq.sizeHint.Load() != sched.runq.size {
-		t.Fatalf("the global run queue is inconsistent: size %d, hint %d, %d Gs linked, tail ok = %v: push onto it with globrunqputhead / globrunqput, under sched.lock",
-			sched.runq.size, sched.runq.sizeHint.Load(), len(ids), last == sched.runq.tail)
+		t.Fatalf("the global run queue is inconsistent: size %d, hint %d, %s linked, tail ok = %v: push onto it with globrunqputhead / globrunqput, under sched.lock",
+			sched.runq.size, sched.runq.sizeHint.Load(), kitCount(int(len(ids)), "G"), last == sched.runq.tail)
 	}
 	return ids
 }
@@ -192,7 +192,7 @@ func TestL08ShrinkMovesWorkToGlobalHead(t *testing.T) {
 	runnable := l08resize(t, sched, 2)
 
 	if len(sched.allp) != 2 || sched.allp[0] != p0 || sched.allp[1] != p1 {
-		t.Fatalf("after procresize(2) from 4 Ps, allp has %d entries; want exactly 2, P 0 and P 1 as they were%s", len(sched.allp), kitHint(l08))
+		t.Fatalf("after procresize(2) from 4 Ps, allp has %s; want exactly 2, P 0 and P 1 as they were%s", kitCount(int(len(sched.allp)), "entry", "entries"), kitHint(l08))
 	}
 	if n := sched.gomaxprocs.Load(); n != 2 {
 		t.Fatalf("after procresize(2), gomaxprocs = %d, want 2", n)
@@ -215,7 +215,7 @@ func TestL08ShrinkMovesWorkToGlobalHead(t *testing.T) {
 		}
 	}
 	if len(runnable) != 1 || runnable[0] != p1 {
-		t.Fatalf("procresize(2) returned %d Ps with work, want exactly P 1 (P 0 has none; P 2 and P 3 are gone)", len(runnable))
+		t.Fatalf("procresize(2) returned %s with work, want exactly P 1 (P 0 has none; P 2 and P 3 are gone)", kitCount(int(len(runnable)), "P"))
 	}
 	if ring := l08ring(p1); l08ids(ring) != "[101..105]" || l08gid(p1.runnext.Load()) != 100 {
 		t.Fatalf("procresize(2) changed the run queue of P 1, which survives: ring %s, runnext %s; want ring [101..105], runnext G 100", l08ids(ring), kitID(p1.runnext.Load()))
@@ -407,7 +407,7 @@ func TestL08SurvivorsGetAnM(t *testing.T) {
 			what, l08mName(m2, names), l08mName(m3, names), kitHint(l08))
 	}
 	if left := l08midle(sched); len(left) != 0 {
-		t.Fatalf("%s, %d Ms are still on the idle M list after all three were handed out: take them off it (mget, mgetSpecific)", what, len(left))
+		t.Fatalf("%s, %s are still on the idle M list after all three were handed out: take them off it (mget, mgetSpecific)", what, kitCount(int(len(left)), "M"))
 	}
 	if p0.m.Load() != nil {
 		t.Fatalf("%s, idle P 0 was given an M", what)
@@ -426,7 +426,7 @@ func TestL08SurvivorsGetAnM(t *testing.T) {
 	what = "after procresize(3) of 3 Ps, P 0 and P 1 with work, one idle M, no old Ms"
 	l08checkIdle(t, sched, []int32{2}, what)
 	if len(runnable) != 2 {
-		t.Fatalf("%s: %d Ps returned as having work, want 2", what, len(runnable))
+		t.Fatalf("%s: %s returned as having work, want 2", what, kitCount(int(len(runnable)), "P"))
 	}
 	if got := []*m{q0.m.Load(), q1.m.Load()}; !(got[0] == ma && got[1] == nil) && !(got[0] == nil && got[1] == ma) {
 		t.Fatalf("%s: P 0 got %s and P 1 got %s; want the idle M for one of them and none for the other%s", what, l08mName(got[0], map[*m]string{ma: "the idle M"}), l08mName(got[1], map[*m]string{ma: "the idle M"}), kitHint(l08))
@@ -460,9 +460,9 @@ func TestL08GrowAndStealOrder(t *testing.T) {
 		l08stopWorld(t, sched)
 		before := sched.gomaxprocs.Load()
 		l08resize(t, sched, n)
-		what := fmt.Sprintf("after procresize(%d) from %d Ps", n, before)
+		what := fmt.Sprintf("after procresize(%d) from %s", n, kitCount(int(before), "P"))
 		if int32(len(sched.allp)) != n {
-			t.Fatalf("%s, allp has %d entries, want exactly %d%s", what, len(sched.allp), n, kitHint(l08))
+			t.Fatalf("%s, allp has %s, want exactly %d%s", what, kitCount(int(len(sched.allp)), "entry", "entries"), n, kitHint(l08))
 		}
 		if got := sched.gomaxprocs.Load(); got != n {
 			t.Fatalf("%s, gomaxprocs = %d, want %d: store the new count%s", what, got, n, kitHint(l08))
@@ -636,11 +636,11 @@ func TestL08ResizeUnderLoad(t *testing.T) {
 		t.Fatalf("every G finished, but stopping the world to check the invariants, or closing the Runtime, did not finish within 30s%s", kitHint(l08))
 	}
 	report()
-	t.Logf("%d Gs in waves of %d, %d resizes from outside, %d from inside", created.Load(), perWave, outsideCalls, insideCalls.Load())
+	t.Logf("%s in waves of %d, %s from outside, %d from inside", kitCount(int(created.Load()), "G"), perWave, kitCount(int(outsideCalls), "resize"), insideCalls.Load())
 	n := int(created.Load())
 	for i := 0; i < n; i++ {
 		if c := ran[i].Load(); c != 1 {
-			t.Fatalf("while GOMAXPROCS changed under load (%d times from outside, %d from inside), G number %d of %d ran %d times, want exactly once%s", outsideCalls, insideCalls.Load(), i, n, c, kitHint(l08))
+			t.Fatalf("while GOMAXPROCS changed under load (%s from outside, %d from inside), G number %d of %d ran %s, want exactly once%s", kitCount(int(outsideCalls), "time"), insideCalls.Load(), i, n, kitCount(int(c), "time"), kitHint(l08))
 		}
 	}
 	if invErr != nil {
