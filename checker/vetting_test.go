@@ -160,6 +160,37 @@ func TestVetKnowsTheHarness(t *testing.T) {
 	}
 }
 
+// runqWith is lesson 01's runq.go, base, with imports and, before
+// runqputtail, decls.
+func runqWith(t *testing.T, base string, imports []string, decls string) map[string]string {
+	t.Helper()
+	block := "import (\n"
+	for _, imp := range imports {
+		block += "\t\"" + imp + "\"\n"
+	}
+	src := strings.Replace(base, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)", 1)
+	src = strings.Replace(src, "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(", 1)
+	if src == base {
+		t.Fatal("runq.go has changed: the edits do not apply")
+	}
+	return lessonFile(t, "runq.go", []byte(src))
+}
+
+// refuse checks res is a failure scoring 0, not vetted, and that every
+// test's message matches pattern.
+func refuse(t *testing.T, res *LessonResult, pattern string) {
+	t.Helper()
+	if res.Status != StatusFail || res.Score != 0 || len(res.VetProblems) != 0 {
+		t.Errorf("%s %d/%d, vet problems %q: want a failure scoring 0, not vetted", res.Status, res.Score, res.MaxScore, res.VetProblems)
+	}
+	re := regexp.MustCompile(pattern)
+	for _, tr := range res.Tests {
+		if !re.MatchString(tr.Message) {
+			t.Errorf("%s: %q, want %s", tr.Name, tr.Message, pattern)
+		}
+	}
+}
+
 // TestDefencesBeneathTheVetter: the run's own defences still hold for
 // files the vetter refuses, were it wrong or off. Code that exits in an
 // init function proves nothing; code that writes beside the graded package
@@ -172,31 +203,6 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 	c := withoutVet(sharedChecker(t))
 	c.opts.Isolate = true
 	l := lesson(t, "01")
-	runqWith := func(t *testing.T, base string, imports []string, decls string) map[string]string {
-		t.Helper()
-		block := "import (\n"
-		for _, imp := range imports {
-			block += "\t\"" + imp + "\"\n"
-		}
-		src := strings.Replace(base, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)", 1)
-		src = strings.Replace(src, "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(", 1)
-		if src == base {
-			t.Fatal("runq.go has changed: the edits do not apply")
-		}
-		return lessonFile(t, "runq.go", []byte(src))
-	}
-	refuse := func(t *testing.T, res *LessonResult, pattern string) {
-		t.Helper()
-		if res.Status != StatusFail || res.Score != 0 || len(res.VetProblems) != 0 {
-			t.Errorf("%s %d/%d, vet problems %q: want a failure scoring 0, not vetted", res.Status, res.Score, res.MaxScore, res.VetProblems)
-		}
-		re := regexp.MustCompile(pattern)
-		for _, tr := range res.Tests {
-			if !re.MatchString(tr.Message) {
-				t.Errorf("%s: %q, want %s", tr.Name, tr.Message, pattern)
-			}
-		}
-	}
 	ref := string(embedded(t, "solutions/runq.go"))
 
 	t.Run("exit-in-init", func(t *testing.T) {
@@ -244,6 +250,14 @@ func runqputtail(pp *p, gp *g) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		return
 	}
+	defencesBeneathTheVetterOnLinux(t, c, l, ref)
+}
+
+// defencesBeneathTheVetterOnLinux is the part of
+// TestDefencesBeneathTheVetter that runs on Linux only, and not under
+// -short: the memory limit, and forged results beside crashes and hidden
+// output. c grades without the vetter, l is lesson 01, ref its reference.
+func defencesBeneathTheVetterOnLinux(t *testing.T, c *Checker, l *lessons.Lesson, ref string) {
 	t.Run("goroutine-explosion", func(t *testing.T) {
 		// Goroutines started without end: Go 1.26's race detector has no
 		// goroutine limit any more, and the run's memory limit stops it.

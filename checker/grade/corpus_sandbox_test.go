@@ -124,18 +124,21 @@ func spawnSource(name, role, setsid string) string {
 // runEnv: passedEnv, pinnedEnv, and the GORACE of raceEnv).
 var allowedEnv = []string{"PATH", "HOME", "TMPDIR", "GOMAXPROCS", "GODEBUG", "GORACE", "GOTRACEBACK", "TZ", "LANG", "LC_ALL"}
 
-func runHostiles() []hostile {
-	one := func(name string, data []byte) map[string][]byte { return map[string][]byte{name: data} }
-	runq := func(t testing.TB, imports []string, code string) map[string][]byte {
-		return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), imports...), "\nfunc runqputtail(", "\n"+code+"\nfunc runqputtail("))
-	}
-	return []hostile{
-		{name: "daemons-outlive-the-run", lesson: "01-ringbuffer", linux: true, short: true,
-			files: func(t testing.TB) map[string][]byte {
-				attack(t)
-				// Twenty sleepers, half of them in sessions of their own,
-				// then the binary exits.
-				return runq(t, []string{"os", "os/exec", "syscall", "time"}, `func init() {
+// runqWith is a submission of runq.go: the reference's, with imports and,
+// before runqputtail, code.
+func runqWith(t testing.TB, imports []string, code string) map[string][]byte {
+	return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), imports...), "\nfunc runqputtail(", "\n"+code+"\nfunc runqputtail("))
+}
+
+// runHostiles are the hostile submissions that attack the machine that
+// grades them (see above); TestHostileCorpus grades them after hostiles.
+var runHostiles = []hostile{
+	{name: "daemons-outlive-the-run", lesson: "01-ringbuffer", linux: true, short: true,
+		files: func(t testing.TB) map[string][]byte {
+			attack(t)
+			// Twenty sleepers, half of them in sessions of their own,
+			// then the binary exits.
+			return runqWith(t, []string{"os", "os/exec", "syscall", "time"}, `func init() {
 	if os.Getenv("KATA_HOSTILE_ROLE") == "sleeper" {
 		for {
 			time.Sleep(time.Second)
@@ -148,19 +151,19 @@ func runHostiles() []hostile {
 	panic("left 20 processes behind")
 }
 `)
-			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, refusedOr(`panic: left 20 processes behind`))
-				noSurvivors(t, "daemons-outlive-the-run")
-			}},
-		{name: "daemon-sabotages-others", lesson: "01-ringbuffer", linux: true, short: true, sandbox: true,
-			files: func(t testing.TB) map[string][]byte {
-				p := attack(t)
-				// A daemon that, for a minute and a half, rewrites the
-				// lesson files kata has written and not yet compiled,
-				// plants a file in every run's private module and in
-				// kata's cache of grades, and one beside them.
-				return runq(t, []string{"os", "os/exec", "path/filepath", "syscall", "time"}, `func init() {
+		},
+		want: func(t *testing.T, g report.LessonGrade, _ int) {
+			everyTest(t, g, refusedOr(`panic: left 20 processes behind`))
+			noSurvivors(t, "daemons-outlive-the-run")
+		}},
+	{name: "daemon-sabotages-others", lesson: "01-ringbuffer", linux: true, short: true, sandbox: true,
+		files: func(t testing.TB) map[string][]byte {
+			p := attack(t)
+			// A daemon that, for a minute and a half, rewrites the
+			// lesson files kata has written and not yet compiled,
+			// plants a file in every run's private module and in
+			// kata's cache of grades, and one beside them.
+			return runqWith(t, []string{"os", "os/exec", "path/filepath", "syscall", "time"}, `func init() {
 	if os.Getenv("KATA_HOSTILE_ROLE") == "saboteur" {
 		for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			files, _ := filepath.Glob(`+strconv.Quote(p.tmp+"/kata-grade-*/lesson-*/*.go")+`)
@@ -184,20 +187,20 @@ func runHostiles() []hostile {
 	panic("sabotage under way")
 }
 `)
-			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, refusedOr(`panic: sabotage under way`))
-				noSurvivors(t, "daemon-sabotages-others")
-				planted, _ := filepath.Glob(filepath.Join(probe.tmp, "*", "grades", "planted"))
-				assert.Empty(t, planted, "forged cache entries")
-				assert.NoFileExists(t, filepath.Join(probe.tmp, "planted-by-a-daemon"))
-				// Its victims, the submissions graded after it, are
-				// checked by TestHostileCorpus: full marks.
-			}},
-		{name: "dials-the-host", lesson: "01-ringbuffer", linux: true, short: true, sandbox: true,
-			files: func(t testing.TB) map[string][]byte {
-				p := attack(t)
-				return runq(t, []string{"net", "time"}, `func init() {
+		},
+		want: func(t *testing.T, g report.LessonGrade, _ int) {
+			everyTest(t, g, refusedOr(`panic: sabotage under way`))
+			noSurvivors(t, "daemon-sabotages-others")
+			planted, _ := filepath.Glob(filepath.Join(probe.tmp, "*", "grades", "planted"))
+			assert.Empty(t, planted, "forged cache entries")
+			assert.NoFileExists(t, filepath.Join(probe.tmp, "planted-by-a-daemon"))
+			// Its victims, the submissions graded after it, are
+			// checked by TestHostileCorpus: full marks.
+		}},
+	{name: "dials-the-host", lesson: "01-ringbuffer", linux: true, short: true, sandbox: true,
+		files: func(t testing.TB) map[string][]byte {
+			p := attack(t)
+			return runqWith(t, []string{"net", "time"}, `func init() {
 	c, err := net.DialTimeout("tcp", `+strconv.Quote(p.listener.Addr().String())+`, 2*time.Second)
 	if err != nil {
 		panic("kept from the host: " + err.Error())
@@ -207,19 +210,19 @@ func runHostiles() []hostile {
 	panic("reached the host")
 }
 `)
-			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, refusedOr(`panic: kept from the host: dial tcp 127\.0\.0\.1:\d+: connect: connection refused`))
-				assert.Zero(t, probe.heard.Load(), "the host's listener was reached")
-			}},
-		{name: "reads-secrets", lesson: "01-ringbuffer", linux: true, short: true,
-			files: func(t testing.TB) map[string][]byte {
-				attack(t)
-				// Every variable it can find: its own environment (the
-				// harness's secret was there until TestMain), and every
-				// other process's, kata's included. Its panic lands in the
-				// report: the secrets would too.
-				return runq(t, []string{"os", "path/filepath", "sort", "strconv", "strings"}, `func init() {
+		},
+		want: func(t *testing.T, g report.LessonGrade, _ int) {
+			everyTest(t, g, refusedOr(`panic: kept from the host: dial tcp 127\.0\.0\.1:\d+: connect: connection refused`))
+			assert.Zero(t, probe.heard.Load(), "the host's listener was reached")
+		}},
+	{name: "reads-secrets", lesson: "01-ringbuffer", linux: true, short: true,
+		files: func(t testing.TB) map[string][]byte {
+			attack(t)
+			// Every variable it can find: its own environment (the
+			// harness's secret was there until TestMain), and every
+			// other process's, kata's included. Its panic lands in the
+			// report: the secrets would too.
+			return runqWith(t, []string{"os", "path/filepath", "sort", "strconv", "strings"}, `func init() {
 	names := func(env []string) []string {
 		var out []string
 		for _, kv := range env {
@@ -257,29 +260,29 @@ func runHostiles() []hostile {
 	panic("own: " + set(own) + "; others: " + set(others))
 }
 `)
-			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, refusedOr(`panic: own: [\w,]*; others: [\w,]*`))
-				m := regexp.MustCompile(`own: ([\w,]*); others: ([\w,]*)`).FindStringSubmatch(g.Tests[0].Message)
-				if m == nil {
-					return // refused
+		},
+		want: func(t *testing.T, g report.LessonGrade, _ int) {
+			everyTest(t, g, refusedOr(`panic: own: [\w,]*; others: [\w,]*`))
+			m := regexp.MustCompile(`own: ([\w,]*); others: ([\w,]*)`).FindStringSubmatch(g.Tests[0].Message)
+			if m == nil {
+				return // refused
+			}
+			check := func(which, list string) {
+				for _, name := range strings.Split(list, ",") {
+					assert.True(t, name == "" || slices.Contains(allowedEnv, name), "the code under test found %s in %s", name, which)
 				}
-				check := func(which, list string) {
-					for _, name := range strings.Split(list, ",") {
-						assert.True(t, name == "" || slices.Contains(allowedEnv, name), "the code under test found %s in %s", name, which)
-					}
-				}
-				check("its own environment", m[1])
-				if ok, _ := sandbox.Available(); ok {
-					// Without the sandbox, kata's own environment is in
-					// reach, through /proc/KATA/environ.
-					check("another process's environment", m[2])
-				}
-			}},
-		{name: "fills-the-disk", lesson: "01-ringbuffer", linux: true, short: true,
-			files: func(t testing.TB) map[string][]byte {
-				attack(t)
-				return runq(t, []string{"fmt", "os"}, `func init() {
+			}
+			check("its own environment", m[1])
+			if ok, _ := sandbox.Available(); ok {
+				// Without the sandbox, kata's own environment is in
+				// reach, through /proc/KATA/environ.
+				check("another process's environment", m[2])
+			}
+		}},
+	{name: "fills-the-disk", lesson: "01-ringbuffer", linux: true, short: true,
+		files: func(t testing.TB) map[string][]byte {
+			attack(t)
+			return runqWith(t, []string{"fmt", "os"}, `func init() {
 	f, err := os.CreateTemp("", "fill-")
 	if err != nil {
 		panic("stopped: " + err.Error())
@@ -298,17 +301,17 @@ func runHostiles() []hostile {
 	panic("wrote 1 GiB")
 }
 `)
-			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, refusedOr(`panic: stopped after (\d|[1-5]\d|6[0-4]) MiB: write \S*fill-\d+: (no space left on device|file too large)`))
-			}},
-		{name: "daemon-grows", lesson: "01-ringbuffer", linux: true, short: true,
-			files: func(t testing.TB) map[string][]byte {
-				attack(t)
-				// A child in a session of its own takes 1.5 GiB, past the
-				// limit of the run (1 GiB in this corpus); the binary
-				// waits until it has, then runs the tests.
-				return runq(t, []string{"os", "os/exec", "strconv", "strings", "syscall", "time"}, `func init() {
+		},
+		want: func(t *testing.T, g report.LessonGrade, _ int) {
+			everyTest(t, g, refusedOr(`panic: stopped after (\d|[1-5]\d|6[0-4]) MiB: write \S*fill-\d+: (no space left on device|file too large)`))
+		}},
+	{name: "daemon-grows", lesson: "01-ringbuffer", linux: true, short: true,
+		files: func(t testing.TB) map[string][]byte {
+			attack(t)
+			// A child in a session of its own takes 1.5 GiB, past the
+			// limit of the run (1 GiB in this corpus); the binary
+			// waits until it has, then runs the tests.
+			return runqWith(t, []string{"os", "os/exec", "strconv", "strings", "syscall", "time"}, `func init() {
 	if os.Getenv("KATA_HOSTILE_ROLE") == "hog" {
 		var hog [][]byte
 		for i := 0; i < 24; i++ {
@@ -335,10 +338,9 @@ func runHostiles() []hostile {
 	}
 }
 `)
-			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				everyTest(t, g, refusedOr(`used more than 1024 MiB of memory`))
-				noSurvivors(t, "daemon-grows")
-			}},
-	}
+		},
+		want: func(t *testing.T, g report.LessonGrade, _ int) {
+			everyTest(t, g, refusedOr(`used more than 1024 MiB of memory`))
+			noSurvivors(t, "daemon-grows")
+		}},
 }

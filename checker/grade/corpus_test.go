@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,8 +94,28 @@ func withImports(t testing.TB, src []byte, imports ...string) []byte {
 	return edit(t, src, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)")
 }
 
+// one is a submission of one lesson file, name, holding data.
+func one(name string, data []byte) map[string][]byte { return map[string][]byte{name: data} }
+
+// hostiles are the hostile submissions that attack their grade, in the
+// order TestHostileCorpus makes them.
 func hostiles() []hostile {
-	one := func(name string, data []byte) map[string][]byte { return map[string][]byte{name: data} }
+	return slices.Concat(
+		hostilesMistakesAndScheduler(),
+		hostilesForgedOutput(),
+		hostilesResources(),
+		hostilesVetterRefuses(),
+		hostilesRunsAndVetter(),
+		hostilesState(),
+	)
+}
+
+// hostilesMistakesAndScheduler are the mistakes a class makes (a
+// compile error, a missing function, a wrong signature, panics), and the
+// red teams' grades forged past the controlled scheduler: its hook set to
+// nil, work done on goroutines and coroutines of the file's own, the
+// hidden tests' copies of the reference called through an interface.
+func hostilesMistakesAndScheduler() []hostile {
 	return []hostile{
 		{name: "compile-error", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
@@ -192,6 +213,13 @@ func hostiles() []hostile {
 				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tsg := acquireSudog(gp)\n\tsg.elem = nil\n\treleaseSudog(sg)"))
 			},
 			want: refused(`runq\.go:\d+:8: uses acquireSudog, which is not in lesson 01-ringbuffer's API: .* \(and 2 more problems\)$`)},
+	}
+}
+
+// hostilesForgedOutput print what kata reads a run's results from:
+// race reports, and PASS lines plain and framed; and exit in init.
+func hostilesForgedOutput() []hostile {
+	return []hostile{
 		// A test that prints 120,000 lines shaped like a race report's
 		// accesses (under the output limit: no frames, 64 bytes of it
 		// each), then crashes: kata read each access down to the end of
@@ -277,6 +305,13 @@ func runqputtail(`))
 			},
 			// Beneath the vetter: TestDefencesBeneathTheVetter (checker).
 			want: refused(`runq\.go:5:2: import "os" is not allowed in a lesson file: .* \(and 2 more problems\)$`)},
+	}
+}
+
+// hostilesResources take what a run may not: time (a loop, a
+// deadlock), goroutines, memory, output, and files outside the package.
+func hostilesResources() []hostile {
+	return []hostile{
 		{name: "infinite-loop", lesson: "03-globrunqget",
 			files: func(t testing.TB) map[string][]byte {
 				return one("globrunq.go", edit(t, ref(t, "globrunq.go"), "func (sched *schedt) globrunqget() *g {", "func (sched *schedt) globrunqget() *g {\n\tfor {\n\t}"))
@@ -340,7 +375,13 @@ func runqputtail(`))
 			},
 			// Beneath the vetter: TestDefencesBeneathTheVetter (checker).
 			want: refused(`runq\.go:4:2: import "os" is not allowed in a lesson file: .* \(and 1 more problem\)$`)},
+	}
+}
 
+// hostilesVetterRefuses are ways to the harness's report or to its
+// environment, each refused by the vetter before any run.
+func hostilesVetterRefuses() []hostile {
+	return []hostile{
 		// What else the vetter refuses (issue #11), each a way to the
 		// harness's report or to its environment.
 		{name: "init-forges-report", lesson: "01-ringbuffer", short: true,
@@ -444,7 +485,14 @@ func runqputtail(`))
 			// array the fifth (the vetter's TestRules has the conversion
 			// refused alone, in park.go).
 			want: refused(`runq\.go:\d+:14: uses g\.m, which is not in lesson 01-ringbuffer's API: .* \(and 4 more problems\)$`)},
+	}
+}
 
+// hostilesRunsAndVetter attack what a run says of itself (the
+// report it sends, the time it takes), and the vetter itself: exhausted,
+// or skipped.
+func hostilesRunsAndVetter() []hostile {
+	return []hostile{
 		// What a run says of itself (issue #11's red team): the report it
 		// sends, and the time it takes.
 		{name: "torn-interface-forgery", lesson: "01-ringbuffer", short: true,
@@ -545,6 +593,13 @@ func runqputtail(`))
 				return one("runq.go", append(ref(t, "runq.go"), strings.Repeat("\n", 512<<10)...))
 			},
 			want: refused(`runq\.go: is larger than 256 KiB, the most a lesson file may be: make it smaller$`)},
+	}
+}
+
+// hostilesState keep state of their own between calls, in the file or
+// in other packages' variables; and one prints kata's words.
+func hostilesState() []hostile {
+	return []hostile{
 		{name: "state-of-its-own", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A ninth red team's: a claim flag of the file's own
@@ -669,6 +724,46 @@ func tornInterface(t testing.TB) []byte {
 // lesson 01's part of it: the attacks marked short.
 func TestHostileCorpus(t *testing.T) {
 	start := time.Now()
+	c := newHostileCorpus(t)
+	c.makeSubmissions()
+	c.makeArchives()
+	c.makeNames()
+	c.makeForgedCache()
+	c.makeRepos()
+	c.grade()
+	c.judgeHonest()
+	c.judgeHostiles()
+	c.judgeArchivesAndNames()
+	c.judgeReportsCacheAndGit()
+	c.regrade(start)
+}
+
+// hostileCorpus is what TestHostileCorpus's phases share: the test, the
+// class's directory and the lessons graded; what was made in it; and,
+// once it is graded, the report.
+type hostileCorpus struct {
+	t      *testing.T
+	dir    string          // the test's own directory
+	class  string          // the class's directory, in dir
+	ids    []string        // the lessons graded
+	long   bool            // KATA_LONG=1: the whole corpus
+	graded map[string]bool // ids, as a set
+
+	cases          []hostile // the hostile cases made, in the order they were
+	symlinks       bool      // h-symlink-out was made
+	forgedName     string
+	lookalikeNames []string
+	opts           Options
+	repoArgs       []string // the repositories beside the class, if git is installed
+
+	rep         *report.Report
+	students    map[string]report.Student // rep's, by name
+	mutantScore int                       // the mutant's score in lesson 01
+}
+
+// newHostileCorpus picks the lessons the corpus grades, in a directory of
+// the test's own.
+func newHostileCorpus(t *testing.T) *hostileCorpus {
 	dir := t.TempDir()
 	class := filepath.Join(dir, "class")
 	ids := []string{"01-ringbuffer", "02-runnext", "03-globrunqget", "05-spinning", "06-gopark", "08-procresize"}
@@ -681,6 +776,13 @@ func TestHostileCorpus(t *testing.T) {
 	for _, id := range ids {
 		graded[id] = true
 	}
+	return &hostileCorpus{t: t, dir: dir, class: class, ids: ids, long: long, graded: graded}
+}
+
+// makeSubmissions makes the correct and partial submissions, and a
+// workspace for each hostile case the corpus grades here.
+func (c *hostileCorpus) makeSubmissions() {
+	t, dir, class := c.t, c.dir, c.class
 
 	// Correct and partial submissions. The hostile ones are named so that
 	// they sort (and are graded) first: had one changed the files others
@@ -694,16 +796,22 @@ func TestHostileCorpus(t *testing.T) {
 	writeTarGz(t, filepath.Join(class, "zz-carol.tar.gz"), dirEntries(t, carolDir, ""))
 	workspace(t, filepath.Join(class, "mutant"), mutant(t, "01-ringbuffer", "grab-takes-all"))
 
-	var cases []hostile
 	sandboxed, _ := sandbox.Available()
-	for _, h := range append(hostiles(), runHostiles()...) {
-		if !graded[h.lesson] || (h.linux && runtime.GOOS != "linux") || (!long && !h.short) || (h.sandbox && !sandboxed) ||
+	for _, h := range append(hostiles(), runHostiles...) {
+		if !c.graded[h.lesson] || (h.linux && runtime.GOOS != "linux") || (!c.long && !h.short) || (h.sandbox && !sandboxed) ||
 			(h.goarch != "" && h.goarch != runtime.GOARCH) {
 			continue
 		}
-		cases = append(cases, h)
+		c.cases = append(c.cases, h)
 		workspace(t, filepath.Join(class, "h-"+h.name), h.files(t))
 	}
+}
+
+// makeArchives makes the submissions that never reach a run: archives
+// and links out of themselves, archives built to exhaust the grader, and
+// paths too deep.
+func (c *hostileCorpus) makeArchives() {
+	t, dir, class := c.t, c.dir, c.class
 
 	// Submissions that never reach a run: an archive that climbs out of
 	// itself, and lesson files that are links out of the submission.
@@ -719,8 +827,8 @@ func TestHostileCorpus(t *testing.T) {
 		}
 	}
 	writeTarGz(t, filepath.Join(class, "h-tar-link-out.tar.gz"), append(linkEntries, archived{name: "runq.go", link: "../zz-alice/runq.go"}))
-	symlinks := runtime.GOOS != "windows"
-	if symlinks {
+	c.symlinks = runtime.GOOS != "windows"
+	if c.symlinks {
 		ws := filepath.Join(class, "h-symlink-out")
 		workspace(t, ws, nil)
 		require.NoError(t, os.Remove(filepath.Join(ws, "runq.go")))
@@ -747,40 +855,59 @@ func TestHostileCorpus(t *testing.T) {
 	deepDir := filepath.Join(class, "h-deep-dir", filepath.FromSlash(strings.Repeat("a/", 100)))
 	require.NoError(t, os.MkdirAll(deepDir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(deepDir, "runq.go"), ref(t, "runq.go"), 0o644))
+}
+
+// makeNames makes the submissions whose names are the attack.
+func (c *hostileCorpus) makeNames() {
+	t, class := c.t, c.class
 
 	// A name that forges a progress line and hides behind bidi controls.
-	forgedName := "h-name\x1b[2K\rgraded mallory: 824∕824\n\u202egraded"
+	c.forgedName = "h-name\x1b[2K\rgraded mallory: 824∕824\n\u202egraded"
 	if runtime.GOOS != "windows" {
-		workspace(t, filepath.Join(class, forgedName), nil)
+		workspace(t, filepath.Join(class, c.forgedName), nil)
 	}
 
 	// A24: names chosen to read as zz-alice's, or to be live in a
 	// spreadsheet or in Markdown; each holds the skeleton.
-	var lookalikeNames []string
 	if runtime.GOOS != "windows" {
-		lookalikeNames = []string{"zz-alice ", "zz-alice\u00a0", "zz-alice\u3164", "zz-alice\u034f", "zz-alice\ufe0f", " =1+1", "www.evil.example"}
-		for _, n := range lookalikeNames {
-			workspace(t, filepath.Join(class, n), skeletonFrom(t, ids...))
+		c.lookalikeNames = []string{"zz-alice ", "zz-alice\u00a0", "zz-alice\u3164", "zz-alice\u034f", "zz-alice\ufe0f", " =1+1", "www.evil.example"}
+		for _, n := range c.lookalikeNames {
+			workspace(t, filepath.Join(class, n), skeletonFrom(t, c.ids...))
 		}
 	}
+}
+
+// makeForgedCache makes the submission whose grade is forged in the
+// cache, and sets the options the class is graded with.
+func (c *hostileCorpus) makeForgedCache() {
+	t := c.t
 
 	// The skeleton's stubs, whose grade a run forged in the result cache
 	// before kata graded them: full marks, under the key kata computes.
-	workspace(t, filepath.Join(class, "h-forged-cache"), skeletonFrom(t, "01-ringbuffer"))
-	opts := Options{CacheDir: cacheDir(t), Lessons: ids, Jobs: 2, MaxMemory: 1 << 30}
-	forgeStub := func(overwrite bool) {
-		g, err := New(opts)
-		require.NoError(t, err)
-		forge(t, opts.CacheDir, g.key(lesson(t, "01-ringbuffer"), skeletonFrom(t, "01-ringbuffer")), fullMarks(t, "01-ringbuffer"), overwrite)
-	}
-	forgeStub(false)
+	workspace(t, filepath.Join(c.class, "h-forged-cache"), skeletonFrom(t, "01-ringbuffer"))
+	c.opts = Options{CacheDir: cacheDir(t), Lessons: c.ids, Jobs: 2, MaxMemory: 1 << 30}
+	c.forgeStub(false)
+}
+
+// forgeStub forges the stubs' full marks in the cache, under the key kata
+// computes; over kata's own entry if overwrite.
+func (c *hostileCorpus) forgeStub(overwrite bool) {
+	t := c.t
+	g, err := New(c.opts)
+	require.NoError(t, err)
+	forge(t, c.opts.CacheDir, g.key(lesson(t, "01-ringbuffer"), skeletonFrom(t, "01-ringbuffer")), fullMarks(t, "01-ringbuffer"), overwrite)
+}
+
+// makeRepos makes the git repositories graded beside the class, if git is
+// installed.
+func (c *hostileCorpus) makeRepos() {
+	t, dir, ids := c.t, c.dir, c.ids
 
 	// Git repositories at a ref: alice's (a correct answer of her own);
 	// mallory's, whose .git is a pointer to alice's; one whose own config
 	// runs a smudge filter on every .go file; one whose commit names
 	// alice's blob, its loose object a link to alice's (A11); and one
 	// whose runq.go's object is a named pipe (A13).
-	var repoArgs []string
 	if _, err := exec.LookPath("git"); err == nil {
 		repos := filepath.Join(dir, "repos")
 		alice := newRepo(t, filepath.Join(repos, "r-alice"), map[string][]byte{"runq.go": alternate(t, "01-ringbuffer", "masked", "runq.go")})
@@ -807,33 +934,50 @@ func TestHostileCorpus(t *testing.T) {
 				treeBomb(t, filepath.Join(repos, "r-tree-bomb"), int(DefaultLimits.GitMemory)+64<<20)
 			}
 		}
-		repoArgs = append(repoArgs, repos+"@HEAD")
+		c.repoArgs = append(c.repoArgs, repos+"@HEAD")
 	}
+}
 
-	rep, stats := gradeClass(t, opts, class, repoArgs...)
+// grade grades the class and the repositories, and keeps the report.
+func (c *hostileCorpus) grade() {
+	t := c.t
+	rep, stats := gradeClass(t, c.opts, c.class, c.repoArgs...)
 	t.Logf("graded %s", stats)
 
-	students := map[string]report.Student{}
+	c.rep = rep
+	c.students = map[string]report.Student{}
 	for _, s := range rep.Students {
-		students[s.Name] = s
+		c.students[s.Name] = s
 	}
-	lessonOf := func(s report.Student, id string) report.LessonGrade {
-		for _, l := range s.Lessons {
-			if l.ID == id {
-				return l
-			}
-		}
-		t.Fatalf("%s has no grade for %s", s.Name, id)
-		return report.LessonGrade{}
-	}
-	full := func(s report.Student, except string) {
-		t.Helper()
-		for _, l := range s.Lessons {
-			if l.ID != except {
-				assert.Equal(t, l.MaxScore, l.Score, "%s %s: %s\n%s", s.Name, l.ID, l.Reason, testReasons(l))
-			}
+}
+
+// lessonOf is s's grade for lesson id.
+func (c *hostileCorpus) lessonOf(s report.Student, id string) report.LessonGrade {
+	t := c.t
+	for _, l := range s.Lessons {
+		if l.ID == id {
+			return l
 		}
 	}
+	t.Fatalf("%s has no grade for %s", s.Name, id)
+	return report.LessonGrade{}
+}
+
+// full checks s scored full marks in every lesson but except.
+func (c *hostileCorpus) full(s report.Student, except string) {
+	t := c.t
+	t.Helper()
+	for _, l := range s.Lessons {
+		if l.ID != except {
+			assert.Equal(t, l.MaxScore, l.Score, "%s %s: %s\n%s", s.Name, l.ID, l.Reason, testReasons(l))
+		}
+	}
+}
+
+// judgeHonest checks the correct and partial submissions' grades, and
+// keeps the mutant's.
+func (c *hostileCorpus) judgeHonest() {
+	t, students, full, lessonOf := c.t, c.students, c.full, c.lessonOf
 
 	for _, name := range []string{"zz-alice", "zz-bob"} {
 		require.Contains(t, students, name)
@@ -842,17 +986,23 @@ func TestHostileCorpus(t *testing.T) {
 	}
 	carol := students["zz-carol"]
 	full(carol, "08-procresize")
-	if graded["08-procresize"] {
+	if c.graded["08-procresize"] {
 		l := lessonOf(carol, "08-procresize")
 		assert.Equal(t, 0, l.Score)
 		assert.True(t, l.Untouched)
 		assert.Equal(t, "not started: the skeleton's stubs, unchanged", l.Reason)
 	}
-	mutantScore := lessonOf(students["mutant"], "01-ringbuffer").Score
-	assert.Less(t, mutantScore, 100, "the mutant must lose points, or the fake-PASS cases test nothing")
-	assert.Positive(t, mutantScore, "the mutant must keep some points, or the fake-PASS cases test nothing")
+	c.mutantScore = lessonOf(students["mutant"], "01-ringbuffer").Score
+	assert.Less(t, c.mutantScore, 100, "the mutant must lose points, or the fake-PASS cases test nothing")
+	assert.Positive(t, c.mutantScore, "the mutant must keep some points, or the fake-PASS cases test nothing")
+}
 
-	for _, h := range cases {
+// judgeHostiles checks each hostile case's grade, in a sub-test of its
+// own.
+func (c *hostileCorpus) judgeHostiles() {
+	t, students, full, lessonOf, mutantScore := c.t, c.students, c.full, c.lessonOf, c.mutantScore
+
+	for _, h := range c.cases {
 		t.Run(h.name, func(t *testing.T) {
 			s, ok := students["h-"+h.name]
 			require.True(t, ok)
@@ -870,6 +1020,12 @@ func TestHostileCorpus(t *testing.T) {
 			full(s, h.lesson)
 		})
 	}
+}
+
+// judgeArchivesAndNames checks what makeArchives and makeNames made.
+func (c *hostileCorpus) judgeArchivesAndNames() {
+	t, dir, students, full, lessonOf := c.t, c.dir, c.students, c.full, c.lessonOf
+	forgedName, lookalikeNames := c.forgedName, c.lookalikeNames
 
 	t.Run("zip-slip", func(t *testing.T) {
 		s := students["h-zip-slip"]
@@ -890,7 +1046,7 @@ func TestHostileCorpus(t *testing.T) {
 		full(s, "01-ringbuffer")
 	}
 	t.Run("tar-link-out", func(t *testing.T) { linkOut("h-tar-link-out") })
-	if symlinks {
+	if c.symlinks {
 		t.Run("symlink-out", func(t *testing.T) { linkOut("h-symlink-out") })
 	}
 
@@ -907,7 +1063,7 @@ func TestHostileCorpus(t *testing.T) {
 		}
 		assert.Contains(t, students["h-deep-dir"].Problem, "holds none of the lesson files", "a file 100 levels down is no workspace")
 	})
-	if proclimit.Supported && len(repoArgs) > 0 && runtime.GOOS != "windows" {
+	if proclimit.Supported && len(c.repoArgs) > 0 && runtime.GOOS != "windows" {
 		t.Run("tree-bomb", func(t *testing.T) {
 			s := students["r-tree-bomb"]
 			assert.Contains(t, s.Problem, "reading it takes git more than the 512 MiB of memory kata gives it")
@@ -940,6 +1096,15 @@ func TestHostileCorpus(t *testing.T) {
 		}
 		full(students["zz-alice"], "")
 	})
+}
+
+// judgeReportsCacheAndGit checks the class's report in every format, the
+// forged cache entry, the git repositories, and that no run reached the
+// cache's key or the shared module.
+func (c *hostileCorpus) judgeReportsCacheAndGit() {
+	t, dir, rep, opts, repoArgs := c.t, c.dir, c.rep, c.opts, c.repoArgs
+	students, full, lessonOf := c.students, c.full, c.lessonOf
+
 	t.Run("formats", func(t *testing.T) {
 		// A24, A29: the whole class's report, in every format: in
 		// Markdown rendered as GitHub renders it, no link; in CSV, no
@@ -1020,6 +1185,14 @@ func TestHostileCorpus(t *testing.T) {
 			assert.NoFileExists(t, filepath.Join(filepath.Dir(filepath.Dir(p)), "escaped.txt"))
 		}
 	})
+}
+
+// regrade grades the class again, three times, from the cache: as it
+// was, with the stubs' grade forged again, and with kata's own entry
+// written over.
+func (c *hostileCorpus) regrade(start time.Time) {
+	t, opts, class, repoArgs, rep, ids := c.t, c.opts, c.class, c.repoArgs, c.rep, c.ids
+	forgeStub := c.forgeStub
 
 	// The whole class graded again (by a new grader, on the same cache):
 	// nothing runs, the report is the same.

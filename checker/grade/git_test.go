@@ -559,6 +559,12 @@ func TestGitObjectStoreHoldsOnlyFiles(t *testing.T) {
 		assert.Contains(t, s.Problem, "refs/heads/stuck")
 	})
 
+	honestGitRepos(t, class, alice, alices)
+}
+
+// honestGitRepos is TestGitObjectStoreHoldsOnlyFiles's honest part, in
+// class beside alice's repository, alice (whose runq.go is alices).
+func honestGitRepos(t *testing.T, class string, alice *testRepo, alices []byte) {
 	// Honest repositories: packed by git gc, a clone of a local path
 	// (whose objects are hard links to the original's), one with a hook
 	// that is a link, and one with a linked worktree: all read as before.

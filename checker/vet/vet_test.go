@@ -263,15 +263,40 @@ type ruleCase struct {
 	want []string
 }
 
-func ruleCases() []ruleCase {
-	runq := func(t testing.TB) string { return ref(t, "runq.go") }
-	park := func(t testing.TB) string { return ref(t, "park.go") }
-	at := func(fn string, body string) func(func(testing.TB) string) func(testing.TB) string {
-		return func(base func(testing.TB) string) func(testing.TB) string {
-			return func(t testing.TB) string { return edit(t, base(t), fn, fn+"\n"+body) }
-		}
+// The bases the rule cases edit, the reference's runq.go and park.go;
+// at(fn, body), which edits a base to run body first in the function
+// whose first line is fn; and putTail, the first line of runqputtail.
+func runq(t testing.TB) string { return ref(t, "runq.go") }
+
+func park(t testing.TB) string { return ref(t, "park.go") }
+
+func at(fn string, body string) func(func(testing.TB) string) func(testing.TB) string {
+	return func(base func(testing.TB) string) func(testing.TB) string {
+		return func(t testing.TB) string { return edit(t, base(t), fn, fn+"\n"+body) }
 	}
-	putTail := "func runqputtail(pp *p, gp *g) {"
+}
+
+const putTail = "func runqputtail(pp *p, gp *g) {"
+
+// ruleCases is every rule case, in the order TestRules runs them.
+func ruleCases() []ruleCase {
+	return slices.Concat(
+		ruleCasesIssue11(),
+		ruleCasesLargeAndUnsafe(),
+		ruleCasesNames(),
+		ruleCasesCorrectAndForeignState(),
+		ruleCasesSourcesAndSecondTeam(),
+		ruleCasesGenerics(),
+		ruleCasesInterfaces(),
+	)
+}
+
+// ruleCasesIssue11 attacks with the hostile patterns of issue #11 (the
+// harness's state, init, directives, cgo, unsafe, atomics converted), and
+// with the first red teams' ways past the interleaving tests' scheduler:
+// the lock taken past its hooks, work done on goroutines and coroutines of
+// the file's own.
+func ruleCasesIssue11() []ruleCase {
 	return []ruleCase{
 		// The hostile patterns of issue #11.
 		{name: "init reads the harness's environment", file: "runq.go", src: func(t testing.TB) string {
@@ -359,6 +384,15 @@ func gopark(`)
 			want: []string{"goroutine:declares an interface method Go, as sync.WaitGroup.Go"}},
 		{name: "a test's copy of the reference called through an interface", file: "runq.go", src: at(putTail, "\tany(pp.sched).(interface{ ref_globrunqget() *g }).ref_globrunqget()")(runq),
 			want: []string{"test-only:declares an interface method ref_globrunqget, as kata's tests declare on the reference's types"}},
+	}
+}
+
+// ruleCasesLargeAndUnsafe attacks with values too large for the build
+// cache, with unsafe.Pointer converted, and with reference structs and
+// atomics reached through struct types and generics of the file's own or
+// copied whole; and tries the correct files those rules refused before.
+func ruleCasesLargeAndUnsafe() []ruleCase {
+	return []ruleCase{
 		// A red team's: 214 MB of literal in the grader's build cache.
 		{name: "a 200 MiB literal", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar _ = [200 << 20]byte{200<<20 - 1: 1}\n\nfunc runqputtail(")
@@ -424,6 +458,15 @@ func gopark(`)
 		{name: "a P copied whole", file: "runq.go", src: at(putTail, "\tsaved := *pp\n\t_ = saved.runnext.Load()")(runq),
 			want: []string{"24:11:atomic:*pp holds"}},
 		// The same red team's: data that no one literal made too large.
+	}
+}
+
+// ruleCasesNames attacks with data that no one literal made too large,
+// with the names only kata's tests declare or kata reserves, with
+// predeclared names declared again, with build constraints, and with the
+// imports the rule never allows.
+func ruleCasesNames() []ruleCase {
+	return []ruleCase{
 		{name: "literals of 1 MiB each", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar _ = [1 << 20]byte{1}\nvar _ = [1 << 20]byte{2}\n\nfunc runqputtail(")
 		}, want: []string{"24:9:large:a literal of [1048576]byte brings the data this file spells past 1 MiB"}},
@@ -473,7 +516,14 @@ func runqputtail(`)
 		{name: "every import the rule never allows", file: "runq.go", src: func(t testing.TB) string {
 			return withImports(t, runq(t), `_ "syscall"`, `_ "net"`, `_ "os/exec"`, `_ "runtime"`, `_ "runtime/debug"`, `_ "reflect"`, `_ "testing"`, `_ "plugin"`, `_ "io/fs"`)
 		}, want: []string{`import:"syscall"`, `import:"net"`, `import:"os/exec"`, `import:"runtime"`, `import:"runtime/debug"`, `import:"reflect"`, `import:"testing"`, `import:"plugin"`, `import:"io/fs"`}},
+	}
+}
 
+// ruleCasesCorrectAndForeignState tries what a correct file may do, and
+// attacks with state kept in the allowed packages' variables, reached
+// through pointers and conversions.
+func ruleCasesCorrectAndForeignState() []ruleCase {
+	return []ruleCase{
 		// What a correct file may do.
 		{name: "every safe import, used", file: "runq.go", src: func(t testing.TB) string {
 			src := withImports(t, runq(t), `"errors"`, `"fmt"`, `"math"`, `"math/bits"`, `"slices"`, `"sync"`)
@@ -563,6 +613,15 @@ func same[P interface{ *time.Location }](p P) *time.Location { return (*time.Loc
 
 func runqputtail(`)
 		}, want: []string{"global:converts P to *sched.loc", "global:converts *time.Location to Q", "global:converts P to *sched.loc"}},
+	}
+}
+
+// ruleCasesSourcesAndSecondTeam attacks with the functions that return
+// other packages' variables and with package variables, tries names that
+// only look like kata's, and attacks as the second red team did, without
+// unsafe (rules 8-10).
+func ruleCasesSourcesAndSecondTeam() []ruleCase {
+	return []ruleCase{
 		// And at the source: the functions that return time's own
 		// variables (the rules above are a second line behind it).
 		{name: "a function that returns another package's variable", file: "runq.go", src: func(t testing.TB) string {
@@ -644,6 +703,14 @@ func describe(pp *p, gp *g) string {
 
 func runqputtail(`)
 		}},
+	}
+}
+
+// ruleCasesGenerics tries generic helpers of the file's own: those that
+// reach a value that holds atomics, and those that keep a type parameter
+// behind pointers.
+func ruleCasesGenerics() []ruleCase {
+	return []ruleCase{
 		// An eighth red team's: a whole P copied and compared by generic
 		// helpers of the file's, with no scheduling point.
 		{name: "a generic helper instantiated with a value that holds atomics", file: "runq.go", src: func(t testing.TB) string {
@@ -747,6 +814,14 @@ func uses(pp *p) {
 
 func runqputtail(`)
 		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates inSlice with sched.p", "atomic:instantiates flip with sched.p", "atomic:instantiates wrapBox with sched.p"}},
+	}
+}
+
+// ruleCasesInterfaces tries struct conversions through type parameters,
+// interfaces of the file's own and the reference methods they reach, and
+// ordinary mistakes, for the compiler to say what is wrong.
+func ruleCasesInterfaces() []ruleCase {
+	return []ruleCase{
 		// The same red team's: a struct conversion inside a generic
 		// function, where the operand's type is a type parameter.
 		{name: "a struct conversion through a type parameter", file: "runq.go", src: func(t testing.TB) string {
