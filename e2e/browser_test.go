@@ -192,9 +192,13 @@ func TestBookInBrowser(t *testing.T) {
 	next := eval[string](t, b, `document.getElementById("next").href`)
 	b.do(t, "press →", chromedp.KeyEvent(kb.ArrowRight), chromedp.WaitVisible(chromedp.CSS("#prev")))
 	require.Equal(t, next, get(t, b, "location", chromedp.Location()), "→ should open the next chapter")
-	b.do(t, "press ←", chromedp.KeyEvent(kb.ArrowLeft), chromedp.Sleep(500*time.Millisecond))
+	b.do(t, "press ←", chromedp.KeyEvent(kb.ArrowLeft))
+	// Until the index is loaded: a search box clicked on the page going
+	// away is "Could not find node with given id" (it was, once, after a
+	// fixed half second on a loaded machine).
+	back, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`location.pathname.endsWith("/index.html") && document.readyState === "complete"`))
 	loc := get(t, b, "location", chromedp.Location())
-	require.True(t, strings.HasSuffix(loc, "/index.html"), "← should come back to the index, got %s", loc)
+	require.True(t, err == nil && back, "← should come back to the index, got %s (%v)", loc, err)
 
 	// Search for runqsteal and land on it.
 	b.do(t, "search for runqsteal",

@@ -654,6 +654,21 @@ func runqputtail(pp *p, gp *g) {
 	}`))
 			},
 			want: refused(`runq\.go:\d+:10: converts \*time\.Location to \*sched\.loc: a lesson file makes no pointer of its own type to another package's value`)},
+		{name: "state-behind-an-aliased-interface", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A seventeenth red team's: time's utcLoc reached through an
+				// assertion to an interface whose method's result is spelled
+				// through an alias (or a type parameter), past a rule that
+				// read the result's spelling.
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "time"), "\nfunc runqputtail(pp *p, gp *g) {", `
+type locT = time.Location
+
+func runqputtail(pp *p, gp *g) {
+	if l := any(time.Time{}).(interface{ Location() *locT }).Location(); l == nil {
+		panic("no location")
+	}`))
+			},
+			want: refused(`runq\.go:\d+:\d+: declares an interface method Location, which time\.Time could satisfy, returning a variable of package time`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the

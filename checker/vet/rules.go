@@ -319,12 +319,13 @@ func (c *fileCheck) foreignWrites() {
 			c.report(id.Pos(), RuleGlobal, "uses %s.%s, which returns a variable of package %s (state shared by every thread, which the hidden tests do not see): a lesson file has no use for it", fn.Pkg().Name(), name, fn.Pkg().Path())
 		}
 	}
-	// The same method reached through an interface of the file's own
-	// (a sixteenth red team's any(t).(interface{ Location() *time.Location })).
+	// The same methods reached through an interface of the file's own
+	// (a sixteenth red team's any(t).(interface{ Location() *time.Location }),
+	// and a seventeenth's, with the result spelled through an alias or a
+	// type parameter).
 	for _, fn := range c.interfaceMethods() {
-		sig, ok := fn.Type().(*types.Signature)
-		if ok && fn.Name() == "Location" && sig.Params().Len() == 0 && sig.Results().Len() == 1 && types.TypeString(sig.Results().At(0).Type(), nil) == "*time.Location" {
-			c.report(fn.Pos(), RuleGlobal, "declares an interface method Location() *time.Location, as time.Time's, which returns a variable of package time (an assertion would call it): a lesson file has no use for it")
+		if m, ok := mayBeMethodOf(fn); ok {
+			c.report(fn.Pos(), RuleGlobal, "declares an interface method %s, which %s could satisfy, returning a variable of package %s (an assertion would call it): a lesson file has no use for it", fn.Name(), m.recv, m.pkg)
 		}
 	}
 	ast.Inspect(c.f, func(n ast.Node) bool {
@@ -366,8 +367,72 @@ func (c *fileCheck) foreignWrites() {
 
 // returnsPackageVariable are the functions and methods ("Type.Method") of
 // the packages a lesson file may import that return a pointer to a
-// variable of their package, by package path and name.
-var returnsPackageVariable = map[string]bool{"time.LoadLocation": true, "time.Time.Location": true}
+// variable of their package, by package path and name. (FixedZone: an
+// unnamed zone of whole hours is one of package time's own, shared.)
+var returnsPackageVariable = map[string]bool{"time.LoadLocation": true, "time.FixedZone": true, "time.Time.Location": true}
+
+// methodsReturningPackageVariable are returnsPackageVariable's methods,
+// with their results: what an interface of the file's own would have to
+// declare to call one.
+var methodsReturningPackageVariable = []returningMethod{
+	{pkg: "time", recv: "time.Time", name: "Location", results: []string{"*time.Location"}},
+}
+
+// A returningMethod is a method of package pkg's type recv, name, with no
+// parameters and results (each "*path.Name" or "path.Name").
+type returningMethod struct {
+	pkg, recv, name string
+	results         []string
+}
+
+// mayBeMethodOf reports whether interface method fn could call one of
+// methodsReturningPackageVariable: it has the name, no parameters, and
+// as many results, each the method's type (through any alias) or one a
+// type parameter could be.
+func mayBeMethodOf(fn *types.Func) (returningMethod, bool) {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok {
+		return returningMethod{}, false
+	}
+	for _, m := range methodsReturningPackageVariable {
+		if fn.Name() != m.name || sig.Params().Len() != 0 || sig.Results().Len() != len(m.results) {
+			continue
+		}
+		same := true
+		for i, want := range m.results {
+			got := sig.Results().At(i).Type()
+			same = same && (namesType(got, want) || holdsAnyTypeParam(got))
+		}
+		if same {
+			return m, true
+		}
+	}
+	return returningMethod{}, false
+}
+
+// namesType reports whether t is the type want names ("*time.Location",
+// "time.Location"), through any alias.
+func namesType(t types.Type, want string) bool {
+	t = types.Unalias(t)
+	if rest, isPtr := strings.CutPrefix(want, "*"); isPtr {
+		p, ok := t.(*types.Pointer)
+		return ok && namesType(p.Elem(), rest)
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path()+"."+n.Obj().Name() == want
+}
+
+// holdsAnyTypeParam reports whether t is a type parameter, or a pointer
+// to one: a type an instantiation could make a pointer to any type.
+func holdsAnyTypeParam(t types.Type) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Pointer:
+		return holdsAnyTypeParam(t.Elem())
+	}
+	return false
+}
 
 // funcName is fn's name, "Type.Method" for a method.
 func funcName(fn *types.Func) string {

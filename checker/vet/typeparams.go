@@ -131,6 +131,11 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 			return true // its parts are judged; it is not a value
 		}
 		switch n := n.(type) {
+		case *ast.CallExpr:
+			if c.copiesElements(n, tp) {
+				ok = false // copy, append or clear of a slice of it
+				return false
+			}
 		case *ast.Ident:
 			if v, isVar := c.info.Defs[n].(*types.Var); isVar && byValue(v.Type(), tp) {
 				ok = false // a variable, parameter, result or field of it
@@ -148,6 +153,45 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 		return ok
 	})
 	return ok
+}
+
+// copiesElements reports whether call is one of the builtins that copy,
+// append or clear a slice's elements whole (copy, append, clear), given a
+// slice whose elements hold tp by value.
+func (c *fileCheck) copiesElements(call *ast.CallExpr, tp *types.TypeParam) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := c.info.Uses[id].(*types.Builtin)
+	if !ok || (b.Name() != "copy" && b.Name() != "append" && b.Name() != "clear") {
+		return false
+	}
+	for _, arg := range call.Args {
+		tv, has := c.info.Types[arg]
+		if !has || tv.Type == nil {
+			continue
+		}
+		if sliceOfHeld(tv.Type, tp, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// sliceOfHeld reports whether t is a slice whose elements hold tp by
+// value, or a type parameter that may be one (depth bounds constraints
+// that name each other).
+func sliceOfHeld(t types.Type, tp *types.TypeParam, depth int) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return depth < 8 && slices.ContainsFunc(constraintTerms(t), func(term types.Type) bool { return sliceOfHeld(term, tp, depth+1) })
+	case *types.Named:
+		return sliceOfHeld(t.Underlying(), tp, depth)
+	case *types.Slice:
+		return byValue(t.Elem(), tp)
+	}
+	return false
 }
 
 // instanceBehindPointers judges the instantiation at id, inside a generic
@@ -168,6 +212,10 @@ func (c *fileCheck) instanceBehindPointers(id *ast.Ident, inst types.Instance, t
 			if !c.behindPointers(origin, j, seen) {
 				return false
 			}
+		case origin != nil && origin.Pkg() != nil && origin.Pkg().Path() != c.v.pkgName && !c.inFile(origin.Pos()) && onlyPointersTo(arg, tp):
+			// A standard generic given only pointers to it (slices.Contains
+			// over a []*T, with a *T: a seventeenth red team's correct
+			// file) copies no value of it: only the pointers.
 		default:
 			return false
 		}
@@ -210,9 +258,21 @@ func holdsParam(t types.Type, tp *types.TypeParam, byValue bool, seen map[types.
 	in := func(t types.Type) bool { return holdsParam(t, tp, byValue, seen) }
 	switch t := types.Unalias(t).(type) {
 	case *types.TypeParam:
-		return t == tp
-	case *types.Pointer:
-		return !byValue && in(t.Elem())
+		// Another type parameter holds tp as its constraint's types do
+		// (a seventeenth red team's A ~[1]E: a value of A is an E).
+		if t == tp {
+			return true
+		}
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+		return slices.ContainsFunc(constraintTerms(t), in)
+	case *types.Pointer, *types.Slice:
+		// A slice's elements are behind its pointer, as a pointer's
+		// value is; what copies them whole, the builtins copy, append
+		// and clear, is judged where they are called (bodyBehindPointers).
+		return !byValue && in(t.(interface{ Elem() types.Type }).Elem())
 	case *types.Basic, *types.Interface:
 		return false
 	case *types.Named:
@@ -224,8 +284,6 @@ func holdsParam(t types.Type, tp *types.TypeParam, byValue bool, seen map[types.
 		}
 		seen[t] = true
 		return in(t.Underlying())
-	case *types.Slice:
-		return in(t.Elem())
 	case *types.Array:
 		return in(t.Elem())
 	case *types.Chan:
@@ -250,4 +308,50 @@ func holdsParam(t types.Type, tp *types.TypeParam, byValue bool, seen map[types.
 		return false
 	}
 	return true
+}
+
+// constraintTerms are the types type parameter t's constraint lists (its
+// union's terms and embedded types): what t's values may be.
+func constraintTerms(t *types.TypeParam) []types.Type {
+	iface, ok := t.Constraint().Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	var out []types.Type
+	for e := range iface.EmbeddedTypes() {
+		if u, isUnion := e.(*types.Union); isUnion {
+			for i := range u.Len() {
+				out = append(out, u.Term(i).Type())
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// onlyPointersTo reports whether tp appears in t only as what a pointer
+// points at: *T, []*T, map[K]*T. A generic that is not the file's own
+// may copy anything else it is given whole (a []T's elements, with
+// slices.Clone), and a named type's insides are not looked into.
+func onlyPointersTo(t types.Type, tp *types.TypeParam) bool {
+	var bare func(t types.Type) bool // tp appears other than behind a pointer
+	bare = func(t types.Type) bool {
+		switch t := types.Unalias(t).(type) {
+		case *types.Pointer:
+			return false
+		case *types.Basic:
+			return false
+		case *types.TypeParam:
+			return true // tp itself, or another that may hold it
+		case *types.Slice:
+			return bare(t.Elem())
+		case *types.Array:
+			return bare(t.Elem())
+		case *types.Map:
+			return bare(t.Key()) || bare(t.Elem())
+		}
+		return mentions(t, tp)
+	}
+	return !bare(t)
 }

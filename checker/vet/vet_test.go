@@ -558,14 +558,15 @@ func runqputtail(`)
 		{name: "another package's values written through pointers", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, withImports(t, runq(t), `"time"`), "\nfunc runqputtail(", `
 func stash(pp *p) {
-	loc := time.FixedZone("z", 0)
-	*loc = *time.FixedZone("n", int(pp.runqhead.Load()))
-	*time.FixedZone("y", 0) = time.Location{}
+	loc := new(time.Location)
+	*loc = *new(time.Location)
+	_ = pp.runqhead.Load()
+	*new(time.Location) = time.Location{}
 	_ = loc.String()
 	n := uint32(1)
 	pn := &n
 	*pn += 2 // the file's own value: fine
-	zone := *time.FixedZone("mine", 1) // a copy of its own: fine
+	zone := *new(time.Location) // a copy of its own: fine
 	_ = zone.String()
 }
 
@@ -574,9 +575,9 @@ func setTo[T any](dst *T, v T) { *dst = v }
 func same[T any](p *T) *T { return p } // behind pointers: fine
 
 func launder() {
-	setTo(time.FixedZone("z", 0), *time.FixedZone("n", 1))
+	setTo(new(time.Location), *new(time.Location))
 	setTo(new(uint32), 3)
-	_ = same(time.FixedZone("z", 0))
+	_ = same(new(time.Location))
 }
 
 func runqputtail(`)
@@ -588,8 +589,8 @@ func runqputtail(`)
 type loc time.Location
 
 func stash() {
-	*(*loc)(time.FixedZone("z", 0)) = *(*loc)(time.FixedZone("n", 1))
-	mine := loc(*time.FixedZone("mine", 1)) // a copy of its own: fine
+	*(*loc)(new(time.Location)) = *(*loc)(new(time.Location))
+	mine := loc(*new(time.Location)) // a copy of its own: fine
 	_ = &mine
 }
 
@@ -631,12 +632,22 @@ func zones() {
 	_, _ = time.LoadLocation("UTC")
 	at := time.Now().Location
 	_ = at
-	_ = time.FixedZone("mine", 1) // a new one: fine
+	_ = time.FixedZone("", 3600) // package time's own zone of +1h
 	_ = any(time.Time{}).(interface{ Location() *time.Location })
+	_ = any(time.Time{}).(interface{ Location() *locT }) // a seventeenth red team's: an alias
+	_ = locationOf[*time.Location](time.Time{})
+	_ = any(time.Time{}).(interface{ Location() *time.Time }) // another result: fine
+	_ = time.Now().Round(time.Second) // not a location: fine
 }
 
+type locT = time.Location
+
+// And a type parameter as the result: R = *time.Location.
+func locationOf[R any](x any) R { return x.(interface{ Location() R }).Location() }
+
 func runqputtail(`)
-		}, want: []string{"global:uses time.Time.Location, which returns a variable of package time", "global:uses time.LoadLocation", "global:uses time.Time.Location", "global:declares an interface method Location() *time.Location"}},
+		}, want: []string{"global:uses time.Time.Location, which returns a variable of package time", "global:uses time.LoadLocation", "global:uses time.Time.Location", "global:uses time.FixedZone",
+			"global:declares an interface method Location, which time.Time could satisfy", "global:declares an interface method Location, which time.Time could satisfy", "global:declares an interface method Location, which time.Time could satisfy"}},
 		{name: "package variables", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", `
 const ringMask = uint32(len(p{}.runq) - 1)
@@ -711,6 +722,42 @@ func runqputtail(`)
 // behind pointers.
 func ruleCasesGenerics() []ruleCase {
 	return []ruleCase{
+		// A seventeenth red team's correct file, refused: a helper that
+		// only takes an element's address, given the ring's slots as a
+		// slice (a slice's elements are behind its pointer); and what
+		// copies a slice's elements whole without naming one: copy,
+		// append and clear, and a type parameter whose constraint holds
+		// another (A ~[1]E).
+		{name: "generic helpers over slices of the ring's slots", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"slices"`), "\nfunc runqputtail(", `
+func at[T any](s []T, i uint32) *T { return &s[i%uint32(len(s))] }
+
+func has[T any](gs []*T, x *T) bool { return slices.Contains(gs, x) } // pointers only: fine
+
+func cloneAll[T any](s []T) []T { return slices.Clone(s) }
+
+func copyAll[T any](dst, src []T) { copy(dst, src) }
+
+func appendAll[T any](dst, src []T) []T { return append(dst, src...) }
+
+func clearAll[S ~[]T, T any](s S) { clear(s) }
+
+func cp[A interface{ ~[1]E }, E any](dst, src *A) { *dst = *src }
+
+func slots(pp *p, batch *[256]atomic.Pointer[g], gp *g) {
+	at(pp.runq[:], 0).Store(gp)
+	at(batch[:], 1).Store(at(pp.runq[:], 0).Load())
+	copyAll(batch[:], pp.runq[:])
+	_ = appendAll(batch[:0], pp.runq[:])
+	clearAll(batch[:])
+	cp((*[1]atomic.Pointer[g])(batch[:1]), (*[1]atomic.Pointer[g])(pp.runq[:1]))
+	_ = has([]*g{gp}, gp)
+	_ = cloneAll(pp.runq[:])
+}
+
+func runqputtail(`)
+		}, want: []string{"global:instantiates copyAll with sync/atomic.Pointer", "global:instantiates appendAll with sync/atomic.Pointer", "global:instantiates clearAll with",
+			"global:instantiates cp with sync/atomic.Pointer", "global:instantiates cloneAll with sync/atomic.Pointer"}},
 		// An eighth red team's: a whole P copied and compared by generic
 		// helpers of the file's, with no scheduling point.
 		{name: "a generic helper instantiated with a value that holds atomics", file: "runq.go", src: func(t testing.TB) string {
@@ -773,7 +820,7 @@ type ref[T any] struct{ v *T }
 
 func (r ref[T]) same(o *T) bool { return *r.v == *o }
 
-func inSlice[T any](xs *[]T) int { return len(*xs) }
+func inSlice[T any](xs *[]T) int { return len(*xs) } // a slice's elements are behind its pointer: fine
 
 // An eleventh red team's: a generic type whose embedded generic's
 // methods, promoted, compare and write a whole T.
@@ -813,7 +860,7 @@ func uses(pp *p) {
 }
 
 func runqputtail(`)
-		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates inSlice with sched.p", "atomic:instantiates flip with sched.p", "atomic:instantiates wrapBox with sched.p"}},
+		}, want: []string{"atomic:instantiates derefCopy with sched.p", "atomic:instantiates box with sched.p", "atomic:instantiates ref with sched.p", "atomic:instantiates flip with sched.p", "atomic:instantiates wrapBox with sched.p"}},
 	}
 }
 
