@@ -592,6 +592,10 @@ func TestL04GiveUpGlobal(t *testing.T) {
 			t.Fatalf("%s: findRunnable returned G 1, and P%d's ring holds %s; want %s: a batch of min(len(pp.runq)/2 = 128, size 300, 300/GOMAXPROCS + 1 = 151) = 128 Gs (globrunqgetbatch(len(pp.runq)/2) with the new P), the rest onto that P's ring"+kitHint(l04),
 				setup, mp.p.id, l04list(got), l04list(want))
 		}
+		if n := sched.nmspinning.Load(); mp.spinning && n > 1 {
+			t.Fatalf("%s: findRunnable returned G 1 with mp.spinning = true and nmspinning = %d, want 1: this M is the only spinner, counted %s. Before its last looks the M stops spinning (stopSpinning: nmspinning - 1); with the new P it becomes spinning again (+1)"+kitHint(l04),
+				setup, n, kitCount(int(n), "time"))
+		}
 		if !mp.spinning || sched.nmspinning.Load() != 1 {
 			t.Fatalf("%s: findRunnable returned G 1 with mp.spinning = %v, nmspinning = %d; want true, 1: with the new P, becomeSpinning again (schedule's resetspinning then wakes another M for the 299 Gs left)"+kitHint(l04),
 				setup, mp.spinning, sched.nmspinning.Load())
