@@ -338,16 +338,12 @@ func onlyPointersTo(t types.Type, tp *types.TypeParam) bool {
 	var bare func(t types.Type) bool // tp appears other than behind a pointer
 	bare = func(t types.Type) bool {
 		switch t := types.Unalias(t).(type) {
-		case *types.Pointer:
-			return false
-		case *types.Basic:
+		case *types.Pointer, *types.Basic:
 			return false
 		case *types.TypeParam:
 			return true // tp itself, or another that may hold it
-		case *types.Slice:
-			return bare(t.Elem())
-		case *types.Array:
-			return bare(t.Elem())
+		case *types.Slice, *types.Array:
+			return bare(t.(interface{ Elem() types.Type }).Elem())
 		case *types.Map:
 			return bare(t.Key()) || bare(t.Elem())
 		}
