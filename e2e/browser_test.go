@@ -99,6 +99,23 @@ func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromed
 	require.NoError(t, chromedp.Do(b.ctx, steps...), what)
 }
 
+// waitFor evaluates js until it is true, for at most 30 seconds. Across a
+// navigation an evaluation may land in the page going away ("Cannot find
+// context with specified id", as chromedp.Poll did once): each error is
+// one more try, not a failure.
+func (b *browser) waitFor(t *testing.T, what, js string) {
+	t.Helper()
+	var last error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js))
+		if err == nil && ok {
+			return
+		}
+		last = err
+	}
+	t.Fatalf("%s: %s was still not true after 30s (the last try's error: %v)", what, js, last)
+}
+
 // get runs one step that returns a value.
 func get[T any](t *testing.T, b *browser, what string, a chromedp.Action[T]) T {
 	t.Helper()
@@ -196,9 +213,8 @@ func TestBookInBrowser(t *testing.T) {
 	// Until the index is loaded: a search box clicked on the page going
 	// away is "Could not find node with given id" (it was, once, after a
 	// fixed half second on a loaded machine).
-	back, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`location.pathname.endsWith("/index.html") && document.readyState === "complete"`))
+	b.waitFor(t, "← should come back to the index", `location.pathname.endsWith("/index.html") && document.readyState === "complete"`)
 	loc := get(t, b, "location", chromedp.Location())
-	require.True(t, err == nil && back, "← should come back to the index, got %s (%v)", loc, err)
 
 	// Search for runqsteal and land on it.
 	b.do(t, "search for runqsteal",
@@ -271,8 +287,8 @@ func TestBookInBrowser(t *testing.T) {
 	require.LessOrEqual(t, eval[float64](t, b, `document.getElementById("theme-toggle").getBoundingClientRect().right`), 390.0,
 		"on a phone the theme button stays on the screen")
 	b.screenshot(t, "book-phone.png", 780, false)
-	b.do(t, "open the menu", chromedp.Click(chromedp.CSS("#menu-toggle")), chromedp.Sleep(500*time.Millisecond))
-	require.GreaterOrEqual(t, eval[float64](t, b, `document.getElementById("sidebar").getBoundingClientRect().left`), 0.0, "the menu button opens the table of contents")
+	b.do(t, "open the menu", chromedp.Click(chromedp.CSS("#menu-toggle")))
+	b.waitFor(t, "the menu button opens the table of contents", `document.getElementById("sidebar").getBoundingClientRect().left >= 0`)
 	b.screenshot(t, "book-phone-menu.png", 780, false)
 
 	b.do(t, "open the print page",
