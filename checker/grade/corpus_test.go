@@ -669,6 +669,21 @@ func runqputtail(pp *p, gp *g) {
 	}`))
 			},
 			want: refused(`runq\.go:\d+:\d+: declares an interface method Location, which time\.Time could satisfy, returning a variable of package time`)},
+		{name: "tells-the-tests-by-the-clock", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A seventeenth red team's: a Load timed with time.Now is
+				// microseconds when it is the interleaving tests'
+				// scheduling point, nanoseconds otherwise; the file took
+				// the reference's order only while watched (96 for a ring
+				// that earns 78).
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "time"), "\nfunc runqputtail(pp *p, gp *g) {", `
+func runqputtail(pp *p, gp *g) {
+	c0 := time.Now()
+	if pp.runqhead.Load() == 1<<31 && time.Since(c0) > 2*time.Microsecond {
+		panic("watched")
+	}`))
+			},
+			want: refused(`runq\.go:\d+:\d+: uses time\.Now, which reads the clock: a lesson file does not`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the

@@ -114,6 +114,13 @@
 //     interleaving tests, and a racy ring scored as a correct one. An
 //     interface method named as a spawner method (Go) is refused too: an
 //     assertion on a WaitGroup would call it.
+//  14. Reads the clock (RuleClock): time.Now, Since, Until, Sleep, After,
+//     Tick, NewTimer, NewTicker (and AfterFunc, by rule 13). In the hidden tests' build the
+//     course's atomics are scheduling points, microseconds each where a
+//     plain one is nanoseconds: a seventeenth red team timed one Load and
+//     ran the reference's order only while the interleaving tests
+//     watched (96 for a ring that earns 78). Where a lesson needs the
+//     time it reads sched.cfg.nanotime, which the tests control.
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //

@@ -639,6 +639,32 @@ func (c *fileCheck) goroutines() {
 	})
 }
 
+// clocks: rule 14, a lesson file reads no clock. The hidden tests'
+// controlled scheduler makes each of the course's atomics a scheduling
+// point, microseconds where a plain one is nanoseconds: a seventeenth red
+// team timed one Load with time.Now and took the reference's order while
+// watched, the mutant's otherwise (a ring that earns 78 scored 96). No
+// lesson needs the time: the scheduler's clock, where a lesson reads one,
+// is sched.cfg.nanotime, the tests' own.
+func (c *fileCheck) clocks() {
+	for _, id := range c.uses() {
+		fn, ok := c.info.Uses[id].(*types.Func)
+		if !ok || fn.Pkg() == nil {
+			continue
+		}
+		if name := funcName(fn); slices.Contains(clockReaders[fn.Pkg().Path()], name) {
+			c.report(id.Pos(), RuleClock, "uses %s.%s, which reads the clock: a lesson file does not (the time a call takes would tell the hidden tests' controlled runs from real ones); where a lesson needs the time, it is sched.cfg.nanotime", fn.Pkg().Name(), name)
+		}
+	}
+}
+
+// clockReaders are the functions of the packages a lesson file may import
+// that read the clock or wait for it, by package path and name (those of
+// time at Go 1.26, but AfterFunc, which rule 13 refuses).
+var clockReaders = map[string][]string{
+	"time": {"Now", "Since", "Until", "Sleep", "After", "Tick", "NewTimer", "NewTicker"},
+}
+
 // testInterfaces: rule 5 for methods reached by a type assertion. An
 // interface of the file's with a method the hidden tests declare on a
 // reference type (the reference's copies they are compared with,

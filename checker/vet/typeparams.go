@@ -313,19 +313,31 @@ func holdsParam(t types.Type, tp *types.TypeParam, byValue bool, seen map[types.
 // constraintTerms are the types type parameter t's constraint lists (its
 // union's terms and embedded types): what t's values may be.
 func constraintTerms(t *types.TypeParam) []types.Type {
-	iface, ok := t.Constraint().Underlying().(*types.Interface)
-	if !ok {
-		return nil
-	}
 	var out []types.Type
-	for e := range iface.EmbeddedTypes() {
-		if u, isUnion := e.(*types.Union); isUnion {
-			for i := range u.Len() {
-				out = append(out, u.Term(i).Type())
+	var walk func(iface *types.Interface, depth int)
+	walk = func(iface *types.Interface, depth int) {
+		for e := range iface.EmbeddedTypes() {
+			switch e := e.(type) {
+			case *types.Union:
+				for i := range e.Len() {
+					out = append(out, e.Term(i).Type())
+				}
+			default:
+				// An embedded interface, named or not, lists its own
+				// (an eighteenth red team's interface{ holder[E] }, with
+				// type holder[E any] interface{ ~chan E }).
+				if inner, isIface := e.Underlying().(*types.Interface); isIface {
+					if depth < 8 {
+						walk(inner, depth+1)
+					}
+					continue
+				}
+				out = append(out, e)
 			}
-			continue
 		}
-		out = append(out, e)
+	}
+	if iface, ok := t.Constraint().Underlying().(*types.Interface); ok {
+		walk(iface, 0)
 	}
 	return out
 }

@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 13
+const Version = 14
 
 // The rules, as Problem.Rule names them.
 const (
@@ -45,6 +45,7 @@ const (
 	RuleCollision   = "collision"   // no package-level name kata's tests declare
 	RuleLarge       = "large"       // no array or composite literal over 1 MiB
 	RuleGoroutine   = "goroutine"   // no code run on a goroutine or coroutine of the file's own
+	RuleClock       = "clock"       // no reading of the wall or monotonic clock
 )
 
 // MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
@@ -523,6 +524,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.globals()
 		c.unsafe()
 		c.goroutines()
+		c.clocks()
 		c.atomicConversions()
 		c.largeValues()
 		c.api(namer)

@@ -630,14 +630,14 @@ func ruleCasesSourcesAndSecondTeam() []ruleCase {
 func zones() {
 	_ = time.Time{}.Location()
 	_, _ = time.LoadLocation("UTC")
-	at := time.Now().Location
+	at := time.Unix(0, 0).Location
 	_ = at
 	_ = time.FixedZone("", 3600) // package time's own zone of +1h
 	_ = any(time.Time{}).(interface{ Location() *time.Location })
 	_ = any(time.Time{}).(interface{ Location() *locT }) // a seventeenth red team's: an alias
 	_ = locationOf[*time.Location](time.Time{})
 	_ = any(time.Time{}).(interface{ Location() *time.Time }) // another result: fine
-	_ = time.Now().Round(time.Second) // not a location: fine
+	_ = time.Unix(0, 0).Round(time.Second) // not a location: fine
 }
 
 type locT = time.Location
@@ -722,6 +722,29 @@ func runqputtail(`)
 // behind pointers.
 func ruleCasesGenerics() []ruleCase {
 	return []ruleCase{
+		// A seventeenth red team's: the time one of the course's atomics
+		// takes tells the interleaving tests' runs (a scheduling point)
+		// from real ones.
+		{name: "the clock", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"time"`), "\nfunc runqputtail(", `
+func watched(pp *p) bool {
+	c0 := time.Now()
+	_ = pp.runqhead.Load()
+	return time.Since(c0) > 2*time.Microsecond
+}
+
+func waits() {
+	_ = time.Until(time.Time{})
+	time.Sleep(0)
+	<-time.After(0)
+	_ = time.Tick(1)
+	_ = time.NewTimer(1)
+	_ = time.NewTicker(1)
+	_ = time.Unix(0, 0).Add(2 * time.Second) // no clock read: fine
+}
+
+func runqputtail(`)
+		}, want: []string{"clock:uses time.Now, which reads the clock", "clock:uses time.Since", "clock:uses time.Until", "clock:uses time.Sleep", "clock:uses time.After", "clock:uses time.Tick", "clock:uses time.NewTimer", "clock:uses time.NewTicker"}},
 		// A seventeenth red team's correct file, refused: a helper that
 		// only takes an element's address, given the ring's slots as a
 		// slice (a slice's elements are behind its pointer); and what
@@ -744,6 +767,10 @@ func clearAll[S ~[]T, T any](s S) { clear(s) }
 
 func cp[A interface{ ~[1]E }, E any](dst, src *A) { *dst = *src }
 
+type holder[E any] interface{ ~[1]E }
+
+func cpNamed[A interface{ holder[E] }, E any](dst, src *A) { *dst = *src }
+
 func slots(pp *p, batch *[256]atomic.Pointer[g], gp *g) {
 	at(pp.runq[:], 0).Store(gp)
 	at(batch[:], 1).Store(at(pp.runq[:], 0).Load())
@@ -751,13 +778,14 @@ func slots(pp *p, batch *[256]atomic.Pointer[g], gp *g) {
 	_ = appendAll(batch[:0], pp.runq[:])
 	clearAll(batch[:])
 	cp((*[1]atomic.Pointer[g])(batch[:1]), (*[1]atomic.Pointer[g])(pp.runq[:1]))
+	cpNamed((*[1]atomic.Pointer[g])(batch[:1]), (*[1]atomic.Pointer[g])(pp.runq[:1]))
 	_ = has([]*g{gp}, gp)
 	_ = cloneAll(pp.runq[:])
 }
 
 func runqputtail(`)
 		}, want: []string{"global:instantiates copyAll with sync/atomic.Pointer", "global:instantiates appendAll with sync/atomic.Pointer", "global:instantiates clearAll with",
-			"global:instantiates cp with sync/atomic.Pointer", "global:instantiates cloneAll with sync/atomic.Pointer"}},
+			"global:instantiates cp with sync/atomic.Pointer", "global:instantiates cpNamed with sync/atomic.Pointer", "global:instantiates cloneAll with sync/atomic.Pointer"}},
 		// An eighth red team's: a whole P copied and compared by generic
 		// helpers of the file's, with no scheduling point.
 		{name: "a generic helper instantiated with a value that holds atomics", file: "runq.go", src: func(t testing.TB) string {
