@@ -131,6 +131,13 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 			return true // its parts are judged; it is not a value
 		}
 		switch n := n.(type) {
+		case *ast.CaseClause:
+			// A type switch's variable, in each clause (an eighteenth red
+			// team's switch x := v.(type) { case T: ... }): no Def.
+			if v, isVar := c.info.Implicits[n].(*types.Var); isVar && byValue(v.Type(), tp) {
+				ok = false
+				return false
+			}
 		case *ast.CallExpr:
 			if c.copiesElements(n, tp) {
 				ok = false // copy, append or clear of a slice of it

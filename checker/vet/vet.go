@@ -575,6 +575,7 @@ func (v *Vetter) check(learner map[string]*ast.File) (*types.Package, *types.Inf
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Instances:  map[*ast.Ident]types.Instance{},
+		Implicits:  map[ast.Node]types.Object{}, // a type switch's variables (typeparams.go)
 	}
 	var errs []types.Error
 	conf := v.config(&errs)

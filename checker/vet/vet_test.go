@@ -771,6 +771,15 @@ type holder[E any] interface{ ~[1]E }
 
 func cpNamed[A interface{ holder[E] }, E any](dst, src *A) { *dst = *src }
 
+// An eighteenth red team's: a value of T as a type switch's variable.
+func sameBox[T any](a, b any) bool {
+	switch x := a.(type) {
+	case T:
+		return any(x) == b
+	}
+	return false
+}
+
 func slots(pp *p, batch *[256]atomic.Pointer[g], gp *g) {
 	at(pp.runq[:], 0).Store(gp)
 	at(batch[:], 1).Store(at(pp.runq[:], 0).Load())
@@ -779,13 +788,14 @@ func slots(pp *p, batch *[256]atomic.Pointer[g], gp *g) {
 	clearAll(batch[:])
 	cp((*[1]atomic.Pointer[g])(batch[:1]), (*[1]atomic.Pointer[g])(pp.runq[:1]))
 	cpNamed((*[1]atomic.Pointer[g])(batch[:1]), (*[1]atomic.Pointer[g])(pp.runq[:1]))
+	_ = sameBox[atomic.Pointer[g]](nil, nil)
 	_ = has([]*g{gp}, gp)
 	_ = cloneAll(pp.runq[:])
 }
 
 func runqputtail(`)
 		}, want: []string{"global:instantiates copyAll with sync/atomic.Pointer", "global:instantiates appendAll with sync/atomic.Pointer", "global:instantiates clearAll with",
-			"global:instantiates cp with sync/atomic.Pointer", "global:instantiates cpNamed with sync/atomic.Pointer", "global:instantiates cloneAll with sync/atomic.Pointer"}},
+			"global:instantiates cp with sync/atomic.Pointer", "global:instantiates cpNamed with sync/atomic.Pointer", "global:instantiates sameBox with sync/atomic.Pointer", "global:instantiates cloneAll with sync/atomic.Pointer"}},
 		// An eighth red team's: a whole P copied and compared by generic
 		// helpers of the file's, with no scheduling point.
 		{name: "a generic helper instantiated with a value that holds atomics", file: "runq.go", src: func(t testing.TB) string {
