@@ -48,9 +48,11 @@ func main() {
 		os.Exit(2)
 	}
 
-	// Events are written every few milliseconds as they come, so that a
-	// run that crashes (a panic in an M kills the program) leaves all but
-	// its last few milliseconds to draw and judge.
+	// Events are written every few milliseconds as they come, and by the
+	// M that records the writeEvery-th pending one, so that a run that
+	// crashes (a panic in an M kills the program) leaves all but its last
+	// few events to draw and judge: on an idle machine a lossy ring
+	// crashed a run within its first 5 ms, before any timed write.
 	out := &events{w: bufio.NewWriterSize(os.Stdout, 64<<10)}
 	stopWriting := out.every(5 * time.Millisecond)
 	rt := sched.New(sched.Config{Procs: procs, Seed: seed, Trace: out.record})
@@ -95,17 +97,28 @@ func main() {
 type events struct {
 	mu      sync.Mutex
 	pending []sched.Event
-	w       *bufio.Writer // only write uses it
+	wmu     sync.Mutex    // one write at a time, in the order they took their events
+	w       *bufio.Writer // only write uses it, holding wmu
 }
+
+// writeEvery is how many pending events the M that records the last of
+// them writes out itself.
+const writeEvery = 64
 
 func (e *events) record(ev sched.Event) {
 	e.mu.Lock()
 	e.pending = append(e.pending, ev)
+	n := len(e.pending)
 	e.mu.Unlock()
+	if n >= writeEvery {
+		e.write()
+	}
 }
 
 // write writes the pending events, one "E {json}" line each, and flushes.
 func (e *events) write() {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
 	e.mu.Lock()
 	evs := e.pending
 	e.pending = nil
