@@ -741,10 +741,12 @@ func TestTimelineZoomInBrowser(t *testing.T) {
 
 	first := viewOf(t, b, sel)
 	require.Zero(t, first.V0, "the syscall picture opens at the start")
-	// The story's window ends a quarter past the hand-off (syscallStory):
-	// before the run's end, wherever in the call sysmon retook the P (a
-	// retake late in the call put it past half the run, once).
+	// The story's window ends a quarter past the hand-off, and by the
+	// call's end (syscallStory), wherever in the call sysmon retook the P
+	// (a retake late in the call put it past half the run, once).
 	require.Less(t, first.V1, first.Span, "and on the call, the retake and the hand-off, not the whole run")
+	callEnd := eval[float64](t, b, `+document.querySelector(`+"`"+sel+" .tl-syscall`"+`).dataset.b`)
+	require.LessOrEqual(t, first.V1, callEnd, "nor the whole 30ms call")
 	require.Regexp(t, `^showing 0 to \S+ of \S+$`, first.Shown)
 	require.NotEmpty(t, first.Labels)
 	retake := eval[float64](t, b, `+document.querySelector(`+"`"+sel+" .tl-retake`"+`).dataset.a`)

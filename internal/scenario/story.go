@@ -433,8 +433,9 @@ func syscallStory(r *Result) (Window, error) {
 	// The window: from the start to the hand-off's first G starting on
 	// the retaken P, and a quarter more, so that the steal, the retake
 	// and the hand-off fill the picture, whether sysmon took the P at
-	// once or after 10ms.
-	return Window{From: f.t0, To: min(run.When+(run.When-f.t0)/4, f.t1)}, nil
+	// once or after 10ms; never past the call's end (a late retake put
+	// the quarter more past half the run).
+	return Window{From: f.t0, To: min(run.When+(run.When-f.t0)/4, exit.When, f.t1)}, nil
 }
 
 // hog: "on one P, a G that never blocks is preempted by sysmon after 10ms
