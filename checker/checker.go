@@ -472,7 +472,7 @@ func (c *Checker) compileErrorsIn(mod *module, lines []string, replace map[strin
 		}
 		out = append(out, l)
 	}
-	return out
+	return append(contractHints(out), out...)
 }
 
 // privateNoCompile is what a compiler message about a private test's

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // renameSource has one test go test would run under each form it accepts,
@@ -278,4 +281,25 @@ func TestPrivateTestCompileErrorsStayPrivate(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("compile errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestContractChangeIsExplained: a lesson 01 file written when the ring's
+// slots were atomic.Pointer[g] fails to compile with a message about two
+// array types; the learner is told first what changed and what to write.
+// The compiler's line is the one a grading of such a file printed.
+func TestContractChangeIsExplained(t *testing.T) {
+	mod := moduleAt(filepath.FromSlash("/grading"))
+	learner := filepath.Join(t.TempDir(), "runq.go")
+	lines := []string{
+		"# gmpkata.grade/solutions [gmpkata.grade/solutions.test]",
+		learner + `:232:20: cannot use &pp.runq (value of type *[256]atomicRingSlot) as *[256]"sync/atomic".Pointer[g] value in argument to runqgrab`,
+		filepath.Join(mod.pkgDir, "zz_01_ringbuffer_diff_test.go") + `:108:21: cannot use &batch (value of type *[256]atomicRingSlot) as *[256]"sync/atomic".Pointer[g] value in argument to runqgrab`,
+	}
+	c := &Checker{mod: mod}
+	got := c.compileErrorsIn(mod, lines, map[string]string{"runq.go": learner})
+	require.Len(t, got, 3, strings.Join(got, "\n"))
+	assert.Contains(t, got[0], "Write runqgrab's batch as *[256]atomicRingSlot")
+	assert.True(t, strings.HasPrefix(got[1], learner+":232:20: cannot use &pp.runq"), got[1])
+	// Once, however many messages show it; and not for other errors.
+	assert.Empty(t, contractHints([]string{"runq.go:5:1: missing return"}))
 }
