@@ -6,7 +6,8 @@ import (
 )
 
 // The atomics of the lock-free protocols the lessons build: the ring's
-// head and tail (atomicRingIndex: a point after each write too), runnext,
+// head and tail (atomicRingIndex: a point after each write too), its
+// slots (atomicRingSlot), runnext,
 // nmspinning, the G and P statuses, the claim and
 // the deadline of the M that waits for timers (sched.lastpoll,
 // sched.pollUntil), what sysmon reads of a running P (its ticks, its M,
@@ -57,13 +58,11 @@ func (a *atomicUint32) CompareAndSwap(old, new uint32) bool {
 
 // atomicRingIndex is the head or the tail of a P's ring (runqhead, runqtail): an
 // atomic.Uint32 whose operations are scheduling points, and whose writes
-// are followed by one too. The ring's slots are plain sync/atomic
-// pointers (their type is in runqgrab's signature), so nothing stops a
-// thread between a write of an index and the slot accesses next to it;
-// the point after the write does. A tail stored before the slot it
-// publishes is written, or a batch copied after the CAS that gave its
-// slots back to the owner, is then a schedule the hidden tests' explorer
-// runs, not a race of real threads that happens some runs in ten.
+// are followed by one too: a thread can be stopped right after it moved
+// an index, before the slot accesses next to it. A tail stored before the
+// slot it publishes is written, or a batch copied after the CAS that gave
+// its slots back to the owner, is then a schedule the hidden tests'
+// explorer runs, not a race of real threads that happens some runs in ten.
 type atomicRingIndex atomic.Uint32
 
 func (a *atomicRingIndex) Load() uint32 { schedPoint(); return (*atomic.Uint32)(a).Load() }
@@ -85,6 +84,29 @@ func (a *atomicRingIndex) CompareAndSwap(old, new uint32) bool {
 	}
 	schedPoint()
 	return true
+}
+
+// atomicRingSlot is a slot of a P's ring (p.runq), or of the batch a thief
+// copies into: an atomic.Pointer[g] whose operations are scheduling points
+// (slotPoint), like every other location the lessons share between
+// threads without a lock. A slot no controlled schedule could interrupt
+// would be a value a file can watch: under the hidden tests one thread
+// runs at a time, so a thief that read the owner's next slot thousands of
+// times saw it never move there, and move on real threads, and ran the
+// right protocol only when watched (a nineteenth red team did, and earned
+// 100 for a ring that earns 74). Now a thread that loops on a slot is a
+// thread that spins, and the controlled scheduler runs the others.
+type atomicRingSlot atomic.Pointer[g]
+
+func (a *atomicRingSlot) Load() *g    { slotPoint(); return (*atomic.Pointer[g])(a).Load() }
+func (a *atomicRingSlot) Store(gp *g) { slotPoint(); (*atomic.Pointer[g])(a).Store(gp) }
+func (a *atomicRingSlot) Swap(new *g) (old *g) {
+	slotPoint()
+	return (*atomic.Pointer[g])(a).Swap(new)
+}
+func (a *atomicRingSlot) CompareAndSwap(old, new *g) bool {
+	slotPoint()
+	return (*atomic.Pointer[g])(a).CompareAndSwap(old, new)
 }
 
 // atomicInt32 is an atomic.Int32 whose operations are scheduling points.

@@ -1,7 +1,5 @@
 package sched
 
-import "sync/atomic"
-
 // This file is the local run queue's ring buffer: lesson 01-ringbuffer.
 // It mirrors the ring parts of runqput, runqputslow, runqputbatch, runqget,
 // runqgrab, runqsteal and runqdrain (proc.go, Go 1.26: 7478-7760). runnext,
@@ -88,7 +86,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 // batch is the thief's own queue.
 //
 // Mirrors runqgrab (proc.go:7662). Can be executed by any P.
-func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func runqgrab(pp *p, batch *[256]atomicRingSlot, batchHead uint32, stealRunNextG bool) uint32 {
 	// TODO(01-ringbuffer): write runqgrab as its comment above says.
 	// Stuck? Run: kata hint 01-ringbuffer
 	panic("not implemented: runqgrab")

@@ -222,7 +222,7 @@ type p struct {
 	// race-instrumented; a thief that loses its CAS throws the read away).
 	runqhead atomicRingIndex
 	runqtail atomicRingIndex
-	runq     [256]atomic.Pointer[g]
+	runq     [256]atomicRingSlot
 
 	// runnext, if non-nil, is a runnable G that was readied by the current
 	// G and should run next instead of what is in runq, if there is time

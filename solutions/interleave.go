@@ -39,6 +39,35 @@ func schedPoint() {
 	}
 }
 
+// slotHook, if set, is called instead of interleaveHook before every
+// operation of a ring's slot (atomicRingSlot). The exhaustive explorer
+// sets it: a run of slot operations one thread makes is one place where it
+// may switch threads, not one per slot (a steal copies up to 128), though
+// each counts toward the points a spinning thread makes before it is
+// switched out.
+var slotHook atomic.Pointer[func()]
+
+// setSlotHook installs hook (nil: none) and returns the one before.
+func setSlotHook(hook func()) (old func()) {
+	var p *func()
+	if hook != nil {
+		p = &hook
+	}
+	if prev := slotHook.Swap(p); prev != nil {
+		return *prev
+	}
+	return nil
+}
+
+// slotPoint is the scheduling point of a ring's slot: see slotHook.
+func slotPoint() {
+	if h := slotHook.Load(); h != nil {
+		(*h)()
+		return
+	}
+	schedPoint()
+}
+
 // lockHooks, if set, are called by a mutex's Lock that finds it held
 // (wait, on the goroutine that asks for it) and by every Unlock (released,
 // after the release). wait returns false if the goroutine is none of the

@@ -10,6 +10,9 @@ import "sync"
 // inline to the bare sync/atomic operation.
 func schedPoint() {}
 
+// slotPoint is the scheduling point of a ring's slot: nothing here either.
+func slotPoint() {}
+
 // A mutex is a sync.Mutex here: its methods inline to sync.Mutex's.
 
 func (l *mutex) Lock()         { (*sync.Mutex)(l).Lock() }

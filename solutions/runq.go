@@ -1,7 +1,5 @@
 package sched
 
-import "sync/atomic"
-
 // This file is the local run queue's ring buffer: lesson 01-ringbuffer.
 // It mirrors the ring parts of runqput, runqputslow, runqputbatch, runqget,
 // runqgrab, runqsteal and runqdrain (proc.go, Go 1.26: 7478-7760). runnext,
@@ -180,7 +178,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 // batch is the thief's own queue.
 //
 // Mirrors runqgrab (proc.go:7662). Can be executed by any P.
-func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func runqgrab(pp *p, batch *[256]atomicRingSlot, batchHead uint32, stealRunNextG bool) uint32 {
 	for {
 		h := pp.runqhead.Load() // load-acquire, synchronize with other consumers
 		t := pp.runqtail.Load() // load-acquire, synchronize with the producer

@@ -333,7 +333,7 @@ func TestRunqGrabOlderHalf(t *testing.T) {
 	for n := 0; n <= len(pp.runq); n++ {
 		putTail(pp, newTestGs(sched, 0, n))
 		pp.runnext.Store(next)
-		var batch [256]atomic.Pointer[g]
+		var batch [256]atomicRingSlot
 		got := runqgrab(pp, &batch, batchHead, false)
 		want := n - n/2
 		if int(got) != want {
@@ -390,7 +390,7 @@ func TestRunqGrabRunnext(t *testing.T) {
 				pp.runnext.Store(next)
 			}
 			pp.status.Store(tt.status)
-			var batch [256]atomic.Pointer[g]
+			var batch [256]atomicRingSlot
 			n := runqgrab(pp, &batch, 10, tt.steal)
 			var taken []int64
 			for i := uint32(0); i < n; i++ {

@@ -18,7 +18,7 @@ import (
 // the compiler has no such limit). Only its imports can be read.
 func deepRunq(t testing.TB, imports ...string) string {
 	t.Helper()
-	src := ref(t, "runq.go")
+	src := runq(t)
 	if len(imports) > 0 {
 		src = withImports(t, src, imports...)
 	}
@@ -43,16 +43,16 @@ func TestFailsClosed(t *testing.T) {
 		{"nested too deep", func(t testing.TB) string { return deepRunq(t) },
 			[]string{"syntax:exceeded max nesting depth"}},
 		{"a syntax error", func(t testing.TB) string {
-			return edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tif {")
+			return edit(t, runq(t), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tif {")
 		}, []string{"syntax:"}},
 		{"a syntax error in the imports", func(t testing.TB) string {
-			return edit(t, ref(t, "runq.go"), `import "sync/atomic"`, `import "sync/atomic`)
+			return edit(t, runq(t), `import "sync/atomic"`, `import "sync/atomic`)
 		}, []string{"syntax:"}},
 		{"a type error", func(t testing.TB) string {
-			return edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tundefinedThing()")
+			return edit(t, runq(t), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tundefinedThing()")
 		}, []string{"types:undefined: undefinedThing"}},
 		{"a rule broken beside a type error", func(t testing.TB) string {
-			return edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\nfunc init() { undefinedThing() }\n\nfunc runqputtail(")
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc init() { undefinedThing() }\n\nfunc runqputtail(")
 		}, []string{"init:may not declare an init function"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,7 +71,7 @@ func TestFailsClosed(t *testing.T) {
 func TestSizeLimit(t *testing.T) {
 	v := courseVetter(t)
 	const limit = 256 << 10
-	src := ref(t, "runq.go")
+	src := runq(t)
 	under := src + strings.Repeat("\n", limit-len(src))
 	probs, err := v.Sources(map[string][]byte{"runq.go": []byte(under)})
 	if err != nil || len(probs) != 0 {
@@ -129,7 +129,7 @@ func TestConstantStringsAreMeasuredNotBuilt(t *testing.T) {
 		}
 		return after.TotalAlloc - before.TotalAlloc, probs
 	}
-	honest, probs := allocated(ref(t, "runq.go"))
+	honest, probs := allocated(runq(t))
 	if len(probs) != 0 {
 		t.Fatalf("the reference's runq.go: %v", probs)
 	}
@@ -143,7 +143,7 @@ func TestConstantStringsAreMeasuredNotBuilt(t *testing.T) {
 		"repeated in its group": doubled + "const (\n\tg0 = s40 + \"\"\n\tg1\n)\n\nvar _ = g1\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			bytes, probs := allocated(edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail("))
+			bytes, probs := allocated(edit(t, runq(t), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail("))
 			wantProblems(t, probs, "runq.go", []string{"large:a constant string of 1.0 MiB brings the data this file spells past 1 MiB"})
 			if bytes > 2*honest+(16<<20) {
 				t.Errorf("vetting it allocated %d MiB, the honest file %d MiB: the constant was built", bytes>>20, honest>>20)
@@ -157,7 +157,7 @@ func TestConstantStringsAreMeasuredNotBuilt(t *testing.T) {
 func bombs() map[string]func(t testing.TB) string {
 	at := func(decls string) func(t testing.TB) string {
 		return func(t testing.TB) string {
-			return edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(")
+			return edit(t, runq(t), "\nfunc runqputtail(", "\n"+decls+"\nfunc runqputtail(")
 		}
 	}
 	aliases := "type ab0 = struct{ l, r int }\n"
@@ -210,7 +210,7 @@ func courseRemote(t testing.TB) *Remote {
 // the next file is vetted by a new one.
 func TestRemoteGivesUp(t *testing.T) {
 	r := courseRemote(t)
-	honest := map[string][]byte{"runq.go": []byte(ref(t, "runq.go"))}
+	honest := map[string][]byte{"runq.go": []byte(runq(t))}
 	for name, src := range bombs() {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
@@ -292,7 +292,7 @@ func TestRemoteVetsAsVetter(t *testing.T) {
 		wg.Wait()
 	})
 	t.Run("too large", func(t *testing.T) {
-		check(t, map[string][]byte{"runq.go": []byte(ref(t, "runq.go") + strings.Repeat("\n", MaxFileSize))})
+		check(t, map[string][]byte{"runq.go": []byte(runq(t) + strings.Repeat("\n", MaxFileSize))})
 	})
 }
 
@@ -301,7 +301,7 @@ func TestRemoteVetsAsVetter(t *testing.T) {
 // in an error of go/types. Every message is at most MaxMessage bytes.
 func TestLongMessagesAreCut(t *testing.T) {
 	v := courseVetter(t)
-	src := edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", `
+	src := edit(t, runq(t), "\nfunc runqputtail(", `
 type rtPair[A, B any] struct {
 	a A
 	b B

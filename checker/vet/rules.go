@@ -1240,7 +1240,8 @@ func (c *fileCheck) genericWholes() {
 
 // inPlace reports whether e, whose parents are stack, is used without
 // being copied: a field or method selected from it, its address taken, an
-// element indexed, a range over its indexes only, or its len or cap.
+// element indexed, the array sliced, a range over its indexes only, or its
+// len or cap.
 func inPlace(e ast.Expr, stack []ast.Node, info *types.Info) bool {
 	for i := len(stack) - 1; i >= 0; i-- {
 		switch p := stack[i].(type) {
@@ -1253,6 +1254,8 @@ func inPlace(e ast.Expr, stack []ast.Node, info *types.Info) bool {
 			return p.Op == token.AND
 		case *ast.IndexExpr:
 			return p.X == e
+		case *ast.SliceExpr:
+			return p.X == e // an array sliced in place: its elements, behind the slice's pointer
 		case *ast.RangeStmt:
 			return p.X == e && p.Value == nil
 		case *ast.CallExpr:

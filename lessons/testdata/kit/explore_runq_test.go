@@ -21,16 +21,17 @@ import (
 // (kitExWorkerOf), and the invariant, read at every step, would make most
 // of them.
 
-func kitRaw32(a *atomicUint32) *atomic.Uint32        { return (*atomic.Uint32)(a) }
-func kitRawRing(a *atomicRingIndex) *atomic.Uint32   { return (*atomic.Uint32)(a) }
-func kitRawG(a *atomicPointer[g]) *atomic.Pointer[g] { return (*atomic.Pointer[g])(a) }
+func kitRaw32(a *atomicUint32) *atomic.Uint32         { return (*atomic.Uint32)(a) }
+func kitRawRing(a *atomicRingIndex) *atomic.Uint32    { return (*atomic.Uint32)(a) }
+func kitRawG(a *atomicPointer[g]) *atomic.Pointer[g]  { return (*atomic.Pointer[g])(a) }
+func kitRawSlot(a *atomicRingSlot) *atomic.Pointer[g] { return (*atomic.Pointer[g])(a) }
 
 // kitPutAll puts gs on pp's ring in order, before any thread runs, as
 // runqputtail would (the ring has room).
 func kitPutAll(pp *p, gs []*g) {
 	t := kitRawRing(&pp.runqtail).Load()
 	for _, gp := range gs {
-		pp.runq[t%uint32(len(pp.runq))].Store(gp)
+		kitRawSlot(&pp.runq[t%uint32(len(pp.runq))]).Store(gp)
 		t++
 	}
 	kitRawRing(&pp.runqtail).Store(t)
@@ -99,7 +100,7 @@ func (w *kitQueues) check() string {
 			return fmt.Sprintf("P%d's ring holds %s (head %d, tail %d): more than its 256 slots", pp.id, kitCount(int(int32(t-h)), "G"), h, t)
 		}
 		for i := h; i != t; i++ {
-			if gp := pp.runq[i%uint32(len(pp.runq))].Load(); twice(gp) {
+			if gp := kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load(); twice(gp) {
 				return w.twoPlaces(gp)
 			}
 		}
@@ -130,7 +131,7 @@ func (w *kitQueues) twoPlaces(gp *g) string {
 	var places []string
 	for _, pp := range w.ps {
 		for i, t := kitRawRing(&pp.runqhead).Load(), kitRawRing(&pp.runqtail).Load(); i != t; i++ {
-			if pp.runq[i%uint32(len(pp.runq))].Load() == gp {
+			if kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load() == gp {
 				places = append(places, fmt.Sprintf("P%d's ring", pp.id))
 			}
 		}
@@ -159,7 +160,7 @@ func (w *kitQueues) final() (key, problem string) {
 	for _, pp := range w.ps {
 		w.took(kitRawG(&pp.runnext).Swap(nil), fmt.Sprintf("P%d's runnext afterwards", pp.id))
 		for h, t := kitRawRing(&pp.runqhead).Load(), kitRawRing(&pp.runqtail).Load(); h != t; h++ {
-			w.took(pp.runq[h%uint32(len(pp.runq))].Load(), fmt.Sprintf("P%d's ring afterwards", pp.id))
+			w.took(kitRawSlot(&pp.runq[h%uint32(len(pp.runq))]).Load(), fmt.Sprintf("P%d's ring afterwards", pp.id))
 		}
 	}
 	for gp := w.sched.runq.pop(); gp != nil; gp = w.sched.runq.pop() {

@@ -178,6 +178,8 @@ type kitExec struct {
 	names   []string
 	done    []bool
 	run     []int // steps in a row of each thread without a switch
+	slotRun []int // each thread's operations of ring slots in a row, without a switch (see point)
+	inRuns  int   // the operations inside such runs that were no step
 	prefix  []int
 	trace   []kitStep
 	cur     int // the thread running, -1 before the first
@@ -197,11 +199,21 @@ type kitExec struct {
 
 // kitSpinLimit is how many points in a row a thread makes before it is
 // switched out as spinning (waiting for another thread: only a switch lets
-// it progress); kitStepLimit ends an execution that never ends.
+// it progress); kitSlotRunLimit the same for the operations of a run of
+// ring slots (more than any right code makes: a drain reads 256 slots, a
+// steal copies 128 with two operations each, a shuffle swaps), which are
+// one point; kitStepLimit ends an execution that never ends.
 const (
-	kitSpinLimit = 200
-	kitStepLimit = 20000
+	kitSpinLimit    = 200
+	kitSlotRunLimit = 1024
+	kitStepLimit    = 20000
 )
+
+// spins reports whether thread t has run so long without a switch that it
+// must be waiting for another thread.
+func (e *kitExec) spins(t int) bool {
+	return e.run[t] >= kitSpinLimit || e.slotRun[t] >= kitSlotRunLimit
+}
 
 func (e *kitExec) choices() []int {
 	c := make([]int, len(e.trace))
@@ -211,9 +223,10 @@ func (e *kitExec) choices() []int {
 	return c
 }
 
-// decide records a step and returns the thread to run next (-1: none
-// left); e.mu is held and no thread runs.
-func (e *kitExec) decide() int {
+// decide records a step, before an operation of a ring's slot if slot is
+// set, and returns the thread to run next (-1: none left); e.mu is held
+// and no thread runs.
+func (e *kitExec) decide(slot bool) int {
 	i := len(e.trace)
 	if e.problem == "" && e.check != nil && i > 0 {
 		e.quiet = true
@@ -253,20 +266,24 @@ func (e *kitExec) decide() int {
 	case i < len(e.prefix):
 		e.fail(fmt.Sprintf("the schedule could not be replayed: %s had ended, or waited for a lock, at step %d where it ran before; does the code depend on something other than the atomics (time, randomness)?", e.names[e.prefix[i]], i))
 		st.chose = e.nextAfter(e.cur)
-	case e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] < kitSpinLimit:
+	case e.cur >= 0 && st.enabled[e.cur] && !e.spins(e.cur):
 		st.chose = e.cur
 	default:
 		st.chose = e.nextAfter(e.cur)
 	}
-	st.yield = e.cur >= 0 && st.enabled[e.cur] && e.run[e.cur] >= kitSpinLimit
-	if i >= kitStepLimit {
-		e.fail(fmt.Sprintf("the threads made %d atomic operations and had not ended: one loops waiting for something that never comes", i))
+	st.yield = e.cur >= 0 && st.enabled[e.cur] && e.spins(e.cur)
+	if i+e.inRuns >= kitStepLimit {
+		e.fail(fmt.Sprintf("the threads made %d atomic operations and had not ended: one loops waiting for something that never comes", i+e.inRuns))
 	}
 	e.trace = append(e.trace, st)
 	if st.chose == e.cur {
 		e.run[e.cur]++
+		e.slotRun[e.cur] = 0
+		if slot {
+			e.slotRun[e.cur] = 1
+		}
 	} else if e.cur >= 0 {
-		e.run[e.cur] = 0
+		e.run[e.cur], e.slotRun[e.cur] = 0, 0
 	}
 	if e.labels && e.pending[st.chose] != "" {
 		e.ops = append(e.ops, fmt.Sprintf("%s: %s", e.names[st.chose], e.pending[st.chose]))
@@ -293,8 +310,9 @@ func (e *kitExec) fail(msg string) {
 	}
 }
 
-// point is a scheduling point of thread t: before one of its operations.
-func (e *kitExec) point(t int) {
+// point is a scheduling point of thread t: before one of its operations,
+// an operation of a ring's slot if slot is set.
+func (e *kitExec) point(t int, slot bool) {
 	if e.quiet { // only the thread that holds the turn reads or sets it
 		return
 	}
@@ -303,10 +321,23 @@ func (e *kitExec) point(t int) {
 		label = kitOpLabel()
 	}
 	e.mu.Lock()
+	if slot && e.slotRun[t] > 0 && e.slotRun[t] < kitSlotRunLimit && e.problem == "" {
+		// An operation of a ring's slot right after another of t's, with
+		// no switch between (atomicRingSlot): a steal copies up to 128
+		// slots, and a switch inside the copy would show the others
+		// nothing a switch before it or after it does not, while it would
+		// multiply the schedules by the copy's length. It is no step, but
+		// counts toward the run's limit (a loop over slots is switched
+		// out as spinning) and the operations' limit.
+		e.slotRun[t]++
+		e.inRuns++
+		e.mu.Unlock()
+		return
+	}
 	if e.labels {
 		e.pending[t] = label
 	}
-	next := e.decide()
+	next := e.decide(slot)
 	e.mu.Unlock()
 	if next == t {
 		return
@@ -325,7 +356,7 @@ func (e *kitExec) lockWait(t int, l *mutex) {
 	if e.labels {
 		e.pending[t] = "gets the lock it waited for, " + at.String()
 	}
-	next := e.decide()
+	next := e.decide(false)
 	e.mu.Unlock()
 	if next != t {
 		e.workers[next].turn <- struct{}{}
@@ -359,7 +390,7 @@ func (e *kitExec) lockReleased(l *mutex) {
 func (e *kitExec) exit(t int) {
 	e.mu.Lock()
 	e.done[t] = true
-	next := e.decide()
+	next := e.decide(false)
 	e.mu.Unlock()
 	if next < 0 {
 		close(e.end)
@@ -525,7 +556,8 @@ type kitJob struct {
 	fn func()
 }
 
-func (w *kitExWorker) atPoint()              { w.exec.point(w.idx) }
+func (w *kitExWorker) atPoint()              { w.exec.point(w.idx, false) }
+func (w *kitExWorker) atSlotPoint()          { w.exec.point(w.idx, true) }
 func (w *kitExWorker) lockWait(l *mutex)     { w.exec.lockWait(w.idx, l) }
 func (w *kitExWorker) lockReleased(l *mutex) { w.exec.lockReleased(l) }
 
@@ -608,7 +640,7 @@ func (w *kitExWorker) do(job kitJob) {
 func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 	n := len(r.threads)
 	pl.grow(n)
-	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n),
+	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n), slotRun: make([]int, n),
 		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n),
 		waits: make([]*mutex, n), waitAt: make([]kitWhere, n)}
 	for _, th := range r.threads {
@@ -618,7 +650,7 @@ func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 		pl.workers[t].jobs <- kitJob{e, th.fn}
 	}
 	e.mu.Lock()
-	first := e.decide()
+	first := e.decide(false)
 	e.mu.Unlock()
 	pl.workers[first].turn <- struct{}{}
 	select {

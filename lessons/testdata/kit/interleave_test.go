@@ -91,6 +91,7 @@ var kitThreads struct {
 	byID     map[uint64]kitParticipant
 	runs     int
 	old      func()     // the hook before the first run
+	oldSlot  func()     // the slots' hook before it
 	oldLocks *lockHooks // and the lock hooks
 }
 
@@ -98,12 +99,14 @@ var kitThreads struct {
 // one here (kitCtlThread) or the exhaustive explorer (kitExWorker).
 type kitParticipant interface {
 	atPoint()              // the thread reached a scheduling point
+	atSlotPoint()          // the same, before an operation of a ring's slot
 	lockWait(l *mutex)     // it found l held: it waits until l is released
 	lockReleased(l *mutex) // it released l: the threads waiting for l may go on
 }
 
 // atPoint hands th's scheduling point to its run's controller.
 func (th *kitCtlThread) atPoint()              { th.c.point(th) }
+func (th *kitCtlThread) atSlotPoint()          { th.c.point(th) }
 func (th *kitCtlThread) lockWait(l *mutex)     { th.c.lockWait(th, l) }
 func (th *kitCtlThread) lockReleased(l *mutex) { th.c.lockReleased(l) }
 
@@ -129,6 +132,15 @@ func kitParticipantOf() kitParticipant {
 func kitPoint() {
 	if th := kitParticipantOf(); th != nil {
 		th.atPoint()
+	}
+}
+
+// kitSlotPoint is the hook of a ring's slots (solutions/interleave.go's
+// slotHook): kitPoint, but the explorer takes a run of them as one place
+// to switch threads (kitStep.inSlotRun).
+func kitSlotPoint() {
+	if th := kitParticipantOf(); th != nil {
+		th.atSlotPoint()
 	}
 }
 
@@ -182,6 +194,7 @@ func kitRunStarts() {
 	if kitThreads.runs == 0 {
 		kitThreads.byID = map[uint64]kitParticipant{}
 		kitThreads.old = setInterleaveHook(kitPoint)
+		kitThreads.oldSlot = setSlotHook(kitSlotPoint)
 		kitThreads.oldLocks = setLockHooks(kitLocks)
 	}
 	kitThreads.runs++
@@ -193,8 +206,9 @@ func kitRunEnds() {
 	kitThreads.runs--
 	if kitThreads.runs == 0 {
 		setInterleaveHook(kitThreads.old)
+		setSlotHook(kitThreads.oldSlot)
 		setLockHooks(kitThreads.oldLocks)
-		kitThreads.old, kitThreads.oldLocks = nil, nil
+		kitThreads.old, kitThreads.oldSlot, kitThreads.oldLocks = nil, nil, nil
 	}
 }
 

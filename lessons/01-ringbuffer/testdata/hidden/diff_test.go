@@ -3,7 +3,6 @@ package sched
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 )
 
@@ -101,7 +100,7 @@ func l01DoDiff(w *kitWorld, op kitOp, ref bool) string {
 		}
 		return kitGName(runqgethead(pp))
 	case "runqgrab":
-		var batch [256]atomic.Pointer[g]
+		var batch [256]atomicRingSlot
 		var n uint32
 		if ref {
 			n = ref_runqgrab(pp, &batch, op.At, op.Flag)
@@ -134,7 +133,7 @@ func l01Queue(q gQueue) string {
 
 // l01Batch describes what runqgrab wrote into batch: n, the Gs from
 // batchHead on, and any slot written outside them.
-func l01Batch(batch *[256]atomic.Pointer[g], head, n uint32) string {
+func l01Batch(batch *[256]atomicRingSlot, head, n uint32) string {
 	var taken []*g
 	in := map[uint32]bool{}
 	for i := uint32(0); i < n && i < 256; i++ {

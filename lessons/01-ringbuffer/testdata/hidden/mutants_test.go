@@ -55,7 +55,7 @@ func l01mCatch(fn func()) (panicked any) {
 func l01mRing(pp *p) []*g {
 	var out []*g
 	for i := pp.runqhead.Load(); i != pp.runqtail.Load(); i++ {
-		out = append(out, pp.runq[i%uint32(len(pp.runq))].Load())
+		out = append(out, kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load())
 	}
 	return out
 }
@@ -280,8 +280,8 @@ func TestL01GrabRetry(t *testing.T) {
 	if looped, panicked := l01mBounded(100000, func() { n = runqgrab(victim, &thief.runq, 0, true) }); looped || panicked != nil {
 		t.Fatalf("runqgrab(stealRunNextG=true) of a running P whose runnext ran during the thief's back-off did not return (looped: %v, panic: %v)", looped, panicked)
 	}
-	if n != 1 || thief.runq[0].Load() != woken {
-		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77 and an empty ring, while during the thief's back-off the owner ran G 77 and queued G 5 on its ring, took %s (first %s), want 1: G 5. When runqgrabnext returns retry = true, the ring may have changed: read it again"+kitHint(l01), kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
+	if n != 1 || kitRawSlot(&thief.runq[0]).Load() != woken {
+		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77 and an empty ring, while during the thief's back-off the owner ran G 77 and queued G 5 on its ring, took %s (first %s), want 1: G 5. When runqgrabnext returns retry = true, the ring may have changed: read it again"+kitHint(l01), kitCount(int(n), "G"), kitID(kitRawSlot(&thief.runq[0]).Load()))
 	}
 }
 
@@ -301,7 +301,7 @@ func TestL01Randomized(t *testing.T) {
 	pp := sched.allp[0]
 	gs := kitGs(sched, 1, 257)
 	for i, gp := range gs[:256] {
-		pp.runq[i].Store(gp)
+		kitRawSlot(&pp.runq[i]).Store(gp)
 	}
 	want := append(slices.Clone(gs[:128]), gs[256])
 	seen := make([]int, len(gs)+1) // by goid: the last trial that moved it
@@ -332,7 +332,7 @@ func TestL01Randomized(t *testing.T) {
 		if !ok || len(got) != 129 {
 			t.Fatalf("with RandomizeScheduler, a put of G 257 on a ring full of G 1..G 256 moved %s to the global queue; want G 1..G 128 and G 257, each exactly once, in any order: shuffle by swapping entries of the batch"+kitHint(l01), l01mIDs(got))
 		}
-		if left := pp.runqtail.Load() - pp.runqhead.Load(); left != 128 || pp.runq[(base+128)%256].Load() != gs[128] {
+		if left := pp.runqtail.Load() - pp.runqhead.Load(); left != 128 || kitRawSlot(&pp.runq[(base+128)%256]).Load() != gs[128] {
 			t.Fatalf("with RandomizeScheduler, after a put on a full ring the ring holds %s, want G 129..G 256: only the batch moved to the global queue is shuffled", l01mIDs(l01mRing(pp)))
 		}
 		if slices.Equal(got, want) {

@@ -3,10 +3,6 @@
 
 package sched
 
-import (
-	"sync/atomic"
-)
-
 // ref_runqputtail is the reference's runqputtail (solutions/runq.go).
 func ref_runqputtail(pp *p, gp *g) {
 	for {
@@ -135,7 +131,7 @@ func ref_runqdrain(pp *p) (drainQ gQueue) {
 }
 
 // ref_runqgrab is the reference's runqgrab (solutions/runq.go).
-func ref_runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func ref_runqgrab(pp *p, batch *[256]atomicRingSlot, batchHead uint32, stealRunNextG bool) uint32 {
 	for {
 		h := pp.runqhead.Load() // load-acquire, synchronize with other consumers
 		t := pp.runqtail.Load() // load-acquire, synchronize with the producer

@@ -169,7 +169,7 @@ func TestL01GrabOlderHalf(t *testing.T) {
 			t.Fatalf("runqgrab from a ring of %s took %d, want %d (n - n/2: half, rounded up)"+kitHint(l01), kitCount(int(n), "G"), got, want)
 		}
 		for i := 0; i < want; i++ {
-			if g := thief.runq[i].Load(); g != gs[i] {
+			if g := kitRawSlot(&thief.runq[i]).Load(); g != gs[i] {
 				t.Fatalf("runqgrab from a ring of %d: batch[%d] = %s, want %s: thieves take the oldest Gs, from the head", n, i, kitID(g), kitID(gs[i]))
 			}
 		}
@@ -194,7 +194,7 @@ func TestL01GrabOlderHalf(t *testing.T) {
 		t.Fatalf("runqgrab of 10 took %d, want 5", n)
 	}
 	for i, slot := range []int{254, 255, 0, 1, 2} {
-		if g := thief.runq[slot].Load(); g != gs[i] {
+		if g := kitRawSlot(&thief.runq[slot]).Load(); g != gs[i] {
 			t.Fatalf("runqgrab with batchHead 254: slot %d holds %s, want %s: write batch[(batchHead+i) %% 256]", slot, kitID(g), kitID(gs[i]))
 		}
 	}
@@ -208,10 +208,10 @@ func TestL01GrabOlderHalf(t *testing.T) {
 		t.Fatalf("runqgrab(stealRunNextG=false) of an empty ring took %s: runnext is off limits unless asked", kitCount(int(n), "G"))
 	}
 	runqputtail(victim, kitG(sched, 1))
-	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load().goid != 1 {
+	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || kitRawSlot(&thief.runq[0]).Load().goid != 1 {
 		t.Fatalf("runqgrab(stealRunNextG=true) of a ring holding G 1 with runnext G 77 must take G 1 from the ring and leave runnext")
 	}
-	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() != next {
+	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || kitRawSlot(&thief.runq[0]).Load() != next {
 		t.Fatalf("runqgrab(stealRunNextG=true) of an empty ring with runnext G 77 took %s, want runnext (1): call runqgrabnext when n == 0"+kitHint(l01), kitCount(int(n), "G"))
 	}
 	if victim.runnext.Load() != nil {
@@ -232,9 +232,9 @@ func TestL01GrabOlderHalf(t *testing.T) {
 	victimP = kitRunningP(sched, 0)
 	thief = sched.allp[1]
 	victimP.runnext.Store(kitG(sched, 77))
-	if n := runqgrab(victimP, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() == nil || thief.runq[0].Load().goid != 77 {
+	if n := runqgrab(victimP, &thief.runq, 0, true); n != 1 || kitRawSlot(&thief.runq[0]).Load() == nil || kitRawSlot(&thief.runq[0]).Load().goid != 77 {
 		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with an empty ring and runnext G 77, while (during the thief's back-off) its owner put G 78 in runnext and so kicked G 77 to the ring: took %s (first %s), want 1, G 77 from the ring. "+
-			"When runqgrabnext returns retry = true, the runnext changed under you: read the ring again"+kitHint(l01), kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
+			"When runqgrabnext returns retry = true, the runnext changed under you: read the ring again"+kitHint(l01), kitCount(int(n), "G"), kitID(kitRawSlot(&thief.runq[0]).Load()))
 	}
 	if next := victimP.runnext.Load(); next == nil || next.goid != 78 {
 		t.Fatalf("runqgrab took G 77 from the ring but the victim's runnext is %s, want G 78 untouched", kitID(next))
@@ -263,7 +263,7 @@ func l01grabInconsistentRead(t *testing.T) {
 		// (G p+1 at position p); the slots before head hold Gs already taken.
 		const head = 100
 		for pos := uint32(0); pos < tail; pos++ {
-			victim.runq[pos%256].Store(kitG(sched, int64(pos+1)))
+			kitRawSlot(&victim.runq[pos%256]).Store(kitG(sched, int64(pos+1)))
 		}
 		victim.runqtail.Store(tail)
 		victim.runqhead.Store(0) // the head as a slow thief read it
@@ -318,7 +318,7 @@ func l01grabInconsistentRead(t *testing.T) {
 			t.Fatalf("runqgrab, first shown %s and then runqhead = %d, returned (%d, panic %v), want %d: n - n/2 of the %s really queued", view, head, r.n, r.panic, want, kitCount(int(tail-head), "G"))
 		}
 		for i := uint32(0); i < want; i++ {
-			if got := thief.runq[i].Load(); got == nil || got.goid != int64(head+i+1) {
+			if got := kitRawSlot(&thief.runq[i]).Load(); got == nil || got.goid != int64(head+i+1) {
 				t.Fatalf("runqgrab, after its inconsistent view was put right (head %d, tail %d), put %s in batch[%d], want G %d: take the Gs from the head you read last", head, tail, kitID(got), i, head+i+1)
 			}
 		}

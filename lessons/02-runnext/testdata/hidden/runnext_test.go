@@ -21,7 +21,7 @@ const l02 = "02-runnext"
 func l02ring(pp *p) []*g {
 	var out []*g
 	for i := pp.runqhead.Load(); i != pp.runqtail.Load(); i++ {
-		out = append(out, pp.runq[i%uint32(len(pp.runq))].Load())
+		out = append(out, kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load())
 	}
 	return out
 }
@@ -357,7 +357,7 @@ func l02emptyNeverLies(t *testing.T, d time.Duration) {
 		// cur in runnext, the ring empty at position k.
 		k := pp.runqtail.Load()
 		pp.runnext.CompareAndSwap(cur, other) // a G readies other: cur is kicked...
-		pp.runq[k%uint32(len(pp.runq))].Store(cur)
+		kitRawSlot(&pp.runq[k%uint32(len(pp.runq))]).Store(cur)
 		pp.runqtail.Store(k + 1)              // ...to the ring's tail
 		pp.runnext.CompareAndSwap(other, nil) // the P runs other (runqget)
 		pp.runnext.CompareAndSwap(nil, other) // other readies itself again
@@ -471,8 +471,8 @@ func TestL02GrabNext(t *testing.T) {
 	if victim.runnext.Load() != newer || !slices.Equal(l02ring(victim), []*g{next}) {
 		t.Fatalf("after a runqgrabnext whose CAS lost, the victim holds %s, want runnext = G 78, ring = [G 77] (a thief that lost the race must change nothing)", l02state(victim))
 	}
-	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() != next {
-		t.Fatalf("runqgrab(stealRunNextG=true) of a P with ring [G 77] and runnext G 78 took %s (first %s), want 1: G 77 from the ring", kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
+	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || kitRawSlot(&thief.runq[0]).Load() != next {
+		t.Fatalf("runqgrab(stealRunNextG=true) of a P with ring [G 77] and runnext G 78 took %s (first %s), want 1: G 77 from the ring", kitCount(int(n), "G"), kitID(kitRawSlot(&thief.runq[0]).Load()))
 	}
 
 	// Through runqgrab: the owner kicks runnext G 77 to the ring during the
@@ -487,8 +487,8 @@ func TestL02GrabNext(t *testing.T) {
 		}
 	})
 	thief = sched.allp[1]
-	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || thief.runq[0].Load() != next {
-		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77, while the owner kicked G 77 to the ring during the back-off, took %s (first %s), want 1: G 77 from the ring (runqgrabnext must return retry = true when its CAS loses, so that runqgrab reads the ring again)"+kitHint(l02), kitCount(int(n), "G"), kitID(thief.runq[0].Load()))
+	if n := runqgrab(victim, &thief.runq, 0, true); n != 1 || kitRawSlot(&thief.runq[0]).Load() != next {
+		t.Fatalf("runqgrab(stealRunNextG=true) of a running P with runnext G 77, while the owner kicked G 77 to the ring during the back-off, took %s (first %s), want 1: G 77 from the ring (runqgrabnext must return retry = true when its CAS loses, so that runqgrab reads the ring again)"+kitHint(l02), kitCount(int(n), "G"), kitID(kitRawSlot(&thief.runq[0]).Load()))
 	}
 	if victim.runnext.Load() != newer {
 		t.Fatalf("runqgrab took the kicked G 77 but the victim's runnext is %s, want G 78 untouched", kitID(victim.runnext.Load()))

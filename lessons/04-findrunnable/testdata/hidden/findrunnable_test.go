@@ -120,7 +120,7 @@ func l04find(t *testing.T, mp *m) (gp *g, inheritTime, parked bool) {
 func l04ring(pp *p) []int64 {
 	var ids []int64
 	for i := pp.runqhead.Load(); i != pp.runqtail.Load(); i++ {
-		ids = append(ids, pp.runq[i%uint32(len(pp.runq))].Load().goid)
+		ids = append(ids, kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load().goid)
 	}
 	return ids
 }

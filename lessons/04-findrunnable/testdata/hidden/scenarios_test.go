@@ -1183,7 +1183,7 @@ func TestL04StealPasses(t *testing.T) {
 			o.onPoint = func() { // on the M's goroutine: its own points are not hooked meanwhile
 				if !stolen && mp.p.runqtail.Load() != 37 {
 					stolen = true
-					var batch [256]atomic.Pointer[g]
+					var batch [256]atomicRingSlot
 					runqgrab(mp.p, &batch, 0, false)
 				}
 			}

@@ -249,7 +249,7 @@ func l05dDo(w *l05dWorld, op kitOp, ref bool) string {
 		if t-pp.runqhead.Load() >= uint32(len(pp.runq)) {
 			return "the ring is full"
 		}
-		pp.runq[t%uint32(len(pp.runq))].Store(w.newG())
+		kitRawSlot(&pp.runq[t%uint32(len(pp.runq))]).Store(w.newG())
 		pp.runqtail.Store(t + 1)
 		return "done"
 	}

@@ -345,7 +345,7 @@ func l06Where(sched *schedt, gp *g) string {
 		}
 		h, t := (*atomic.Uint32)(&pp.runqhead).Load(), (*atomic.Uint32)(&pp.runqtail).Load()
 		for i := h; i != t && i-h <= uint32(len(pp.runq)); i++ {
-			if pp.runq[i%uint32(len(pp.runq))].Load() == gp {
+			if kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load() == gp {
 				return fmt.Sprintf("on P%d's ring", pp.id)
 			}
 		}

@@ -153,7 +153,7 @@ func l06QueuedOn(sched *schedt, gp *g) string {
 		}
 		h, t := (*atomic.Uint32)(&pp.runqhead).Load(), (*atomic.Uint32)(&pp.runqtail).Load()
 		for i := h; i != t; i++ {
-			if (*atomic.Pointer[g])(&pp.runq[i%uint32(len(pp.runq))]).Load() == gp {
+			if kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load() == gp {
 				at = append(at, fmt.Sprintf("P%d's ring", pp.id))
 			}
 		}

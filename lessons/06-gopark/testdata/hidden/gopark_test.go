@@ -271,7 +271,7 @@ func l06waitingG(sched *schedt, id int64) *g {
 func l06ring(pp *p) []int64 {
 	var ids []int64
 	for i, t := pp.runqhead.Load(), pp.runqtail.Load(); i != t; i++ {
-		ids = append(ids, pp.runq[i%uint32(len(pp.runq))].Load().goid)
+		ids = append(ids, kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load().goid)
 	}
 	return ids
 }

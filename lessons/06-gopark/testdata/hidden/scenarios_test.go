@@ -261,7 +261,7 @@ func TestL06ReadyQueuesBeforeWake(t *testing.T) {
 				return true
 			}
 			for i, tl := (*atomic.Uint32)(&pp.runqhead).Load(), (*atomic.Uint32)(&pp.runqtail).Load(); i != tl; i++ {
-				if pp.runq[i%uint32(len(pp.runq))].Load() == gp {
+				if kitRawSlot(&pp.runq[i%uint32(len(pp.runq))]).Load() == gp {
 					return true
 				}
 			}

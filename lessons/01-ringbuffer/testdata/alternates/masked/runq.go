@@ -1,7 +1,5 @@
 package sched
 
-import "sync/atomic"
-
 // An alternative ring: a power-of-two mask instead of modulo, helpers for
 // the slot arithmetic, counted loops instead of for-ever loops, and
 // runqputbatch shuffling a slice before it stores (Durstenfeld's order,
@@ -9,7 +7,7 @@ import "sync/atomic"
 
 const ringMask = uint32(len(p{}.runq) - 1)
 
-func slot(pp *p, i uint32) *atomic.Pointer[g] {
+func slot(pp *p, i uint32) *atomicRingSlot {
 	return &pp.runq[i&ringMask]
 }
 
@@ -110,7 +108,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 	}
 }
 
-func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func runqgrab(pp *p, batch *[256]atomicRingSlot, batchHead uint32, stealRunNextG bool) uint32 {
 	for {
 		head := pp.runqhead.Load()
 		tail := pp.runqtail.Load()

@@ -1,7 +1,5 @@
 package sched
 
-import "sync/atomic"
-
 // Lesson 01 through a view of its own: ring wraps a P's slots and
 // counters in methods (a type the file declares, so it may have them),
 // and every loop that reads head and tail is a labelled loop that reads
@@ -109,7 +107,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 	return drainQ
 }
 
-func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func runqgrab(pp *p, batch *[256]atomicRingSlot, batchHead uint32, stealRunNextG bool) uint32 {
 	r := ring{pp}
 	into := func(i uint32, gp *g) { batch[(batchHead+i)%uint32(len(batch))].Store(gp) }
 again:

@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"strconv"
-	"sync/atomic"
-)
+import "strconv"
 
 // Lesson 01 written with small helpers: every index into a ring goes
 // through slotOf, the ring's size is a constant, and the panics say the
@@ -127,7 +124,7 @@ func runqdrain(pp *p) (drainQ gQueue) {
 	}
 }
 
-func runqgrab(pp *p, batch *[256]atomic.Pointer[g], batchHead uint32, stealRunNextG bool) uint32 {
+func runqgrab(pp *p, batch *[256]atomicRingSlot, batchHead uint32, stealRunNextG bool) uint32 {
 	for {
 		h, t := ends(pp)
 		n := (t - h) - (t-h)/2
