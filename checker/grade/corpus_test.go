@@ -84,12 +84,16 @@ func testReasons(g report.LessonGrade) string {
 // allL01 are lesson 01's test names, for the fake-PASS printers.
 const allL01 = `"TestL01FIFO", "TestL01WrapAround", "TestL01FullRingGoesGlobal", "TestL01PutBatch", "TestL01GrabOlderHalf", "TestL01StealAndDrain", "TestL01ConcurrentSteal", "TestL01InScheduler"`
 
-// withImports adds imports to runq.go, whose only import is sync/atomic.
+// withImports adds imports to a file that has none, or runq.go's one
+// import of sync/atomic (before its slots were atomicRingSlot).
 func withImports(t testing.TB, src []byte, imports ...string) []byte {
 	t.Helper()
 	block := "import (\n"
 	for _, imp := range imports {
 		block += "\t\"" + imp + "\"\n"
+	}
+	if !bytes.Contains(src, []byte(`import "sync/atomic"`)) { // the reference's runq.go imports nothing
+		return edit(t, src, "package sched\n\n", "package sched\n\n"+block+")\n\n")
 	}
 	return edit(t, src, `import "sync/atomic"`, block+"\t\"sync/atomic\"\n)")
 }
@@ -468,7 +472,7 @@ func runqputtail(`))
 			want: refused(`runq\.go:\d+:1: a //line directive is not allowed in a lesson file: remove it$`)},
 		{name: "cgo", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
-				return one("runq.go", edit(t, ref(t, "runq.go"), `import "sync/atomic"`, "// #include <stdlib.h>\nimport \"C\"\n\nimport \"sync/atomic\""))
+				return one("runq.go", edit(t, ref(t, "runq.go"), "package sched\n\n", "package sched\n\n// #include <stdlib.h>\nimport \"C\"\n\n"))
 			},
 			want: refused(`runq\.go:4:8: import "C" \(cgo\) is not allowed in a lesson file: remove it and the comment above it$`)},
 		{name: "unsafe-pointer-conversion", lesson: "01-ringbuffer", short: true,
@@ -545,7 +549,9 @@ func runqputtail(pp *p, gp *g) {
 				// "len(problems) > 0" false.
 				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\nfunc len(v any) int { return 0 }\n\nfunc runqputtail("))
 			},
-			want: refused(`runq\.go:\d+:6: declares len, a name Go predeclares: at package level it would change what len means in kata's tests too: rename it$`)},
+			// Then each len(pp.runq) passes the ring's slots to it by value,
+			// which is refused too (the slots are the course's atomics).
+			want: refused(`runq\.go:\d+:6: declares len, a name Go predeclares: at package level it would change what len means in kata's tests too: rename it \(and \d+ more problems\)$`)},
 
 		// The vetter can neither be exhausted nor skipped.
 		{name: "vetter-typecheck-bomb", lesson: "01-ringbuffer", short: true,
@@ -575,7 +581,7 @@ func runqputtail(`))
 				for i := 1; i <= 40; i++ {
 					decls += fmt.Sprintf("type ab%d = struct{ l, r ab%d }\n", i, i-1)
 				}
-				return one("runq.go", edit(t, ref(t, "runq.go"), "\nfunc runqputtail(", "\n"+decls+"\nvar abPtr atomic.Pointer[ab40]\n\nfunc runqputtail("))
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "sync/atomic"), "\nfunc runqputtail(", "\n"+decls+"\nvar abPtr atomic.Pointer[ab40]\n\nfunc runqputtail("))
 			},
 			want: refused(`runq\.go: the type checker gave up: it (used more than 1024 MiB of memory|took more than 15s): `)},
 		{name: "vetter-nesting-bypass", lesson: "01-ringbuffer", short: true,
@@ -606,7 +612,7 @@ func hostilesState() []hostile {
 				// beside each ring, which the controlled scheduler never
 				// sees, made a check-then-act pass for a CAS (94 for a
 				// ring that earns 78). Here only its shape: the state.
-				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "sync"), "\nfunc runqputtail(pp *p, gp *g) {", `
+				return one("runq.go", edit(t, withImports(t, ref(t, "runq.go"), "sync", "sync/atomic"), "\nfunc runqputtail(pp *p, gp *g) {", `
 var claims sync.Map // *p → *atomic.Uint32
 
 func runqputtail(pp *p, gp *g) {
@@ -684,6 +690,62 @@ func runqputtail(pp *p, gp *g) {
 	}`))
 			},
 			want: refused(`runq\.go:\d+:\d+: uses time\.Now, which reads the clock: a lesson file does not`)},
+		{name: "tells-the-tests-by-a-slot", lesson: "01-ringbuffer",
+			files: func(t testing.TB) map[string][]byte {
+				// A nineteenth red team's: with no clock, a thief that
+				// spins on the owner's next slot sees it move only when
+				// the owner really runs beside it; the file copied after
+				// its CAS (the mutant grab-copies-after-cas) only then:
+				// 100 for a ring that earns 74, while the slots were no
+				// scheduling points. Now the explorer switches the spinning
+				// thief out, the owner moves, and the wrong branch is met.
+				return one("runq.go", edit(t, edit(t, ref(t, "runq.go"), `		if n > uint32(len(pp.runq)/2) { // read inconsistent h and t
+			continue
+		}
+`, `		if n > uint32(len(pp.runq)/2) { // read inconsistent h and t
+			continue
+		}
+		if ownerBusy(pp, t) {
+			if pp.runqhead.CompareAndSwap(h, h+n) {
+				for i := uint32(0); i < n; i++ {
+					batch[(batchHead+i)%uint32(len(batch))].Store(pp.runq[(h+i)%uint32(len(pp.runq))].Load())
+				}
+				return n
+			}
+			continue
+		}
+`), "\nfunc runqputtail(pp *p, gp *g) {", `
+func ownerBusy(pp *p, t uint32) bool {
+	s := &pp.runq[t%uint32(len(pp.runq))]
+	first := s.Load()
+	for range 20000 {
+		if s.Load() != first {
+			return true
+		}
+	}
+	return false
+}
+
+func runqputtail(pp *p, gp *g) {`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				assert.Less(t, g.Score, 100)
+				for _, tg := range g.Tests {
+					if tg.Name == "TestL01Explore" {
+						assert.Equal(t, "fail", tg.Status, "the explorer must meet the wrong branch: %s", tg.Reason)
+					}
+				}
+			}},
+		{name: "state-in-a-func-field", lesson: "02-runnext", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A nineteenth red team's gap: a closure kept in the
+				// scheduler's config, counting the calls across threads.
+				return one("runnext.go", edit(t, ref(t, "runnext.go"), "func runqgrabnext(pp *p) (next *g, retry bool) {\n", `func runqgrabnext(pp *p) (next *g, retry bool) {
+	calls := 0
+	pp.sched.cfg.usleep = func(usec int64) { calls++ }
+`))
+			},
+			want: refused(`runnext\.go:\d+:\d+: stores a func in pp\.sched\.cfg\.usleep, a field of the scheduler's`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the

@@ -1300,3 +1300,67 @@ func (c *fileCheck) holdsAtomic(t types.Type) string {
 	c.atomicMemo[t] = name
 	return name
 }
+
+// funcFields: rule 15, a lesson file stores a func in a field of the
+// reference's types only where the reference's own file of the same name
+// stores one in that field (gopark keeps its caller's unlockf in
+// m.waitunlockf until park_m calls it), and takes the address of none. A
+// closure stored in sched.cfg.usleep (a nineteenth red team's) lives as
+// long as the scheduler and carries variables of its own from call to
+// call and thread to thread, where no hidden test sees them: a
+// package-level variable (rule 4) by another name.
+func (c *fileCheck) funcFields() {
+	ownWrites := assignedFields(c.v.ref[c.name])
+	refFuncField := func(e ast.Expr) (*types.Var, bool) {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok {
+			return nil, false
+		}
+		s, ok := c.info.Selections[sel]
+		if !ok || s.Kind() != types.FieldVal {
+			return nil, false
+		}
+		field := s.Obj().(*types.Var)
+		if field.Pkg() == nil || field.Pkg().Path() != c.v.pkgName || c.inFile(field.Pos()) {
+			return nil, false
+		}
+		_, isFunc := field.Type().Underlying().(*types.Signature)
+		return field, isFunc
+	}
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				if field, ok := refFuncField(lhs); ok && !ownWrites[field.Name()] {
+					c.report(lhs.Pos(), RuleFuncField, "stores a func in %s, a field of the scheduler's: a func kept there (a closure, a method value) would carry state of the file's own from call to call, where no hidden test sees it; call it, or keep what you need in the fields the lesson lists",
+						types.ExprString(lhs))
+				}
+			}
+		case *ast.UnaryExpr:
+			if field, ok := refFuncField(n.X); ok && n.Op == token.AND {
+				c.report(n.Pos(), RuleFuncField, "takes the address of %s, a func field of the scheduler's (%s), through which a func could be stored there: call it instead",
+					types.ExprString(n.X), field.Name())
+			}
+		}
+		return true
+	})
+}
+
+// assignedFields are the names of the fields f assigns to (x.name = ...).
+func assignedFields(f *ast.File) map[string]bool {
+	out := map[string]bool{}
+	if f == nil {
+		return out
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, lhs := range as.Lhs {
+				if sel, ok := ast.Unparen(lhs).(*ast.SelectorExpr); ok {
+					out[sel.Sel.Name] = true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}

@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 14
+const Version = 15
 
 // The rules, as Problem.Rule names them.
 const (
@@ -46,6 +46,7 @@ const (
 	RuleLarge       = "large"       // no array or composite literal over 1 MiB
 	RuleGoroutine   = "goroutine"   // no code run on a goroutine or coroutine of the file's own
 	RuleClock       = "clock"       // no reading of the wall or monotonic clock
+	RuleFuncField   = "func-field"  // no func stored in the reference's structures but where its own file stores one
 )
 
 // MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
@@ -525,6 +526,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.unsafe()
 		c.goroutines()
 		c.clocks()
+		c.funcFields()
 		c.atomicConversions()
 		c.largeValues()
 		c.api(namer)

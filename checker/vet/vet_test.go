@@ -688,6 +688,20 @@ func runqputtail(`)
 			// to a lesson file, which is vetted against the other, they
 			// are the tests' own names.
 			want: []string{"test-only:refers to interleaveHook, which only kata's tests declare", "test-only:refers to setInterleaveHook"}},
+		// A nineteenth red team's gap: a closure kept in the scheduler's
+		// config carries state of the file's own from call to call.
+		{name: "a closure kept in a func field of the scheduler's", file: "runnext.go", src: func(t testing.TB) string {
+			return edit(t, ref(t, "runnext.go"), "func runqgrabnext(pp *p) (next *g, retry bool) {\n", `func runqgrabnext(pp *p) (next *g, retry bool) {
+	calls := 0
+	pp.sched.cfg.usleep = func(usec int64) { calls++ }
+	hold := &pp.sched.cfg.usleep
+	_ = hold
+`)
+		}, want: []string{"func-field:stores a func in pp.sched.cfg.usleep, a field of the scheduler's", "func-field:takes the address of pp.sched.cfg.usleep"}},
+		// gopark keeps its caller's unlockf, wrapped or not: its own file does.
+		{name: "gopark's unlockf kept in a closure", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", "\tmp.waitunlockf = func(gp *g, l unsafe.Pointer) bool { return unlockf(gp, l) }\n")
+		}},
 		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
 			want: []string{"atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sync/atomic.Uint32"}},
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
