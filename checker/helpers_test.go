@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
@@ -24,6 +25,25 @@ func lessonFile(t *testing.T, name string, src []byte) map[string]string {
 
 // embedded is a file of kata's own sources (gmpkata.Sources): the
 // reference's or the skeleton's.
+// runqSource is the reference's runq.go as the tests that edit it were
+// written against: with the import of sync/atomic it had, at the line it
+// had (the third), before the ring's slots were atomicRingSlot; a blank
+// alias at the end uses it. They add imports and atomics beside it.
+func runqSource(t *testing.T) string {
+	return withAtomicImport(t, embedded(t, "solutions/runq.go"))
+}
+
+// withAtomicImport is runqSource for any file of runq.go's shape (the
+// skeleton's).
+func withAtomicImport(t *testing.T, src []byte) string {
+	t.Helper()
+	const pkg = "package sched\n\n"
+	if !strings.HasPrefix(string(src), pkg) || strings.Contains(string(src), `import "sync/atomic"`) {
+		t.Fatalf("runq.go does not start with %q, or imports sync/atomic already: has the reference changed?", pkg)
+	}
+	return pkg + "import \"sync/atomic\"\n\n" + string(src[len(pkg):]) + "\ntype _ = atomic.Bool\n"
+}
+
 func embedded(t *testing.T, path string) []byte {
 	t.Helper()
 	data, err := fs.ReadFile(gmpkata.Sources, path)

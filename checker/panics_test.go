@@ -25,7 +25,7 @@ func TestRaceReportIsOneLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := string(embedded(t, "solutions/runq.go"))
+	src := runqSource(t)
 	racy := strings.Replace(src, "\nfunc runqputtail(pp *p, gp *g) {\n", "\nvar lastPut *g\n\nfunc runqputtail(pp *p, gp *g) {\n\tlastPut = gp\n", 1)
 	racy = strings.Replace(racy, "\tfor {\n\t\th := pp.runqhead.Load() // load-acquire, synchronize with other consumers\n\t\tt := pp.runqtail.Load() // load-acquire, synchronize with the producer\n",
 		"\tfor {\n\t\tif lastPut == nil && batchHead == 1<<31 {\n\t\t\tbatchHead++ // never: the read is the point\n\t\t}\n\t\th := pp.runqhead.Load() // load-acquire, synchronize with other consumers\n\t\tt := pp.runqtail.Load() // load-acquire, synchronize with the producer\n", 1)

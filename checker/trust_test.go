@@ -233,7 +233,7 @@ func TestDeadlineEndsTheBudget(t *testing.T) {
 	if b := c.Budget(l); b < time.Minute {
 		t.Fatalf("lesson 01's budget is %s, want its tests' limits and a minute at least", b)
 	}
-	files := lessonFile(t, "runq.go", embedded(t, "solutions/runq.go"))
+	files := lessonFile(t, "runq.go", []byte(runqSource(t)))
 	res := c.LessonWith(context.Background(), l, files, CheckOptions{Deadline: time.Now().Add(-time.Second)})
 	if len(res.Tests) != len(l.Tests) {
 		t.Fatalf("%d results for %d tests (%s)", len(res.Tests), len(l.Tests), res.Error)
@@ -283,7 +283,7 @@ func TestOutputLimitIsPerLesson(t *testing.T) {
 	}
 	c := withoutVet(sharedChecker(t))
 	l := lesson(t, "01")
-	src := strings.Replace(string(embedded(t, "solutions/runq.go")), `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"strings\"\n\t\"sync/atomic\"\n)", 1)
+	src := strings.Replace(runqSource(t), `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"strings\"\n\t\"sync/atomic\"\n)", 1)
 	src = strings.Replace(src, "func runqputtail(pp *p, gp *g) {", `var flooded bool
 
 func runqputtail(pp *p, gp *g) {

@@ -27,7 +27,7 @@ func withoutVet(c *Checker) *Checker {
 // the file been compiled, the grade would say it does not compile.
 func forgingRunq(t *testing.T) []byte {
 	t.Helper()
-	src := string(embedded(t, "solutions/runq.go"))
+	src := runqSource(t)
 	for _, e := range [][2]string{
 		{`import "sync/atomic"`, "import (\n\t\"os\"\n\t\"sync/atomic\"\n)"},
 		{"\nfunc runqputtail(", `
@@ -113,7 +113,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	loaded := time.Since(start)
-	ref := lessonFile(t, "runq.go", embedded(t, "solutions/runq.go"))
+	ref := lessonFile(t, "runq.go", []byte(runqSource(t)))
 	start = time.Now()
 	probs, err := v.Files(context.Background(), ref)
 	if err != nil || len(probs) != 0 {
@@ -121,7 +121,7 @@ func TestVetKnowsTheHarness(t *testing.T) {
 	}
 	t.Logf("vetting: %s to load (once per Checker), %s for runq.go", loaded.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 
-	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "func runqputtail(pp *p, gp *g) {", `func runqputtail(pp *p, gp *g) {
+	src := strings.Replace(runqSource(t), "func runqputtail(pp *p, gp *g) {", `func runqputtail(pp *p, gp *g) {
 	kataMu.Lock()
 	kataVerdicts["TestL01FIFO"] = "pass"
 	kataMu.Unlock()
@@ -203,7 +203,7 @@ func TestDefencesBeneathTheVetter(t *testing.T) {
 	c := withoutVet(sharedChecker(t))
 	c.opts.Isolate = true
 	l := lesson(t, "01")
-	ref := string(embedded(t, "solutions/runq.go"))
+	ref := runqSource(t)
 
 	t.Run("exit-in-init", func(t *testing.T) {
 		res := c.Lesson(context.Background(), l, runqWith(t, ref, []string{"os"}, "func init() { os.Exit(0) }\n"))
@@ -295,7 +295,7 @@ func defencesBeneathTheVetterOnLinux(t *testing.T, c *Checker, l *lessons.Lesson
 		for i, tt := range few.Tests {
 			names[i] = strconv.Quote(tt.Name)
 		}
-		src := strings.Replace(string(embedded(t, "skeleton/runq.go")), `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"sync\"\n\t\"sync/atomic\"\n)", 1)
+		src := strings.Replace(withAtomicImport(t, embedded(t, "skeleton/runq.go")), `import "sync/atomic"`, "import (\n\t\"fmt\"\n\t\"sync\"\n\t\"sync/atomic\"\n)", 1)
 		src = strings.ReplaceAll(src, "\tpanic(\"not implemented", "\trtOnce.Do(rtTry)\n\tpanic(\"not implemented")
 		src += "\n" + strings.Replace(string(attack), "RT_TESTS", strings.Join(names, ", "), 1)
 		res := c.Lesson(context.Background(), &few, lessonFile(t, "runq.go", []byte(src)))
@@ -358,7 +358,7 @@ func defencesBeneathTheVetterOnLinux(t *testing.T, c *Checker, l *lessons.Lesson
 // type checker's time and memory grow as 2^n (n=23: 1.6 GB).
 func typeBomb(t *testing.T, n int) []byte {
 	t.Helper()
-	src := string(embedded(t, "solutions/runq.go"))
+	src := runqSource(t)
 	bomb := `
 type rtPair[A, B any] struct {
 	a A
@@ -421,7 +421,7 @@ func TestVetGivesUp(t *testing.T) {
 func TestVetFailsClosed(t *testing.T) {
 	c := sharedChecker(t)
 	l := lesson(t, "01")
-	src := string(embedded(t, "solutions/runq.go"))
+	src := runqSource(t)
 	deep := strings.Replace(src, `import "sync/atomic"`, "import (\n\t\"os\"\n\t\"sync/atomic\"\n)", 1)
 	deep = strings.Replace(deep, "\nfunc runqputtail(", "\nvar deepNesting = "+strings.Repeat("(", 100_010)+"1"+strings.Repeat(")", 100_010)+
 		"\n\nfunc init() { os.Exit(0) }\n\nfunc runqputtail(", 1)
@@ -458,7 +458,7 @@ func TestVetFailsClosed(t *testing.T) {
 func TestVetUncheckedNeverRuns(t *testing.T) {
 	c := sharedChecker(t)
 	l := lesson(t, "01")
-	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "\nfunc runqputtail(",
+	src := strings.Replace(runqSource(t), "\nfunc runqputtail(",
 		"\nvar deepNesting = "+strings.Repeat("(", 100_010)+"1"+strings.Repeat(")", 100_010)+"\n\nfunc runqputtail(", 1)
 	r, err := c.newRun(lessonFile(t, "runq.go", []byte(src)), []*lessons.Lesson{l})
 	if err != nil {
@@ -496,7 +496,7 @@ func TestVetUncheckedNeverRuns(t *testing.T) {
 // the first maxVetProblems problems, and says how many there are.
 func TestVetProblemsCapped(t *testing.T) {
 	c := sharedChecker(t)
-	src := strings.Replace(string(embedded(t, "solutions/runq.go")), "\nfunc runqputtail(",
+	src := strings.Replace(runqSource(t), "\nfunc runqputtail(",
 		"\nfunc flood() {\n"+strings.Repeat("_ = kataX\n", 20_000)+"}\n\nfunc runqputtail(", 1)
 	res := c.Lesson(context.Background(), lesson(t, "01"), lessonFile(t, "runq.go", []byte(src)))
 	if len(res.VetProblems) != maxVetProblems+1 || res.VetProblems[maxVetProblems] != "... and 19900 more" {

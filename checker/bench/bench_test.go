@@ -99,7 +99,7 @@ func TestBenchSlowPut(t *testing.T) {
 		t.Fatalf("solutions/runq.go has no %q", fn)
 	}
 	slow := strings.Replace(src, fn, fn+"\tfor i := range 2000 {\n\t\tbusySink.Add(uint64(i))\n\t}\n", 1)
-	slow = strings.Replace(slow, "import \"sync/atomic\"\n", "import \"sync/atomic\"\n\nvar busySink atomic.Uint64\n", 1)
+	slow = strings.Replace(slow, "package sched\n", "package sched\n\nimport \"sync/atomic\"\n\nvar busySink atomic.Uint64\n", 1)
 	res, err := Run(context.Background(), c, lesson(t, "01"), lessonFile(t, "runq.go", []byte(slow)), benchOpts)
 	if err != nil {
 		t.Fatal(err)

@@ -177,11 +177,11 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 		}
 		stale := w.g(kitStale(i))
 		for s := range pp.runq {
-			kitRawSlot(&pp.runq[s]).Store(stale)
+			pp.runq[s].Store(stale)
 		}
 		pp.runqhead.Store(ps.Head)
 		for j, id := range ps.Ring {
-			kitRawSlot(&pp.runq[(ps.Head+uint32(j))%uint32(len(pp.runq))]).Store(w.g(id))
+			pp.runq[(ps.Head+uint32(j))%uint32(len(pp.runq))].Store(w.g(id))
 		}
 		pp.runqtail.Store(ps.Head + uint32(len(ps.Ring)))
 		if ps.Next != 0 {
@@ -265,7 +265,7 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		h, t := pp.runqhead.Load(), pp.runqtail.Load()
 		var ring []*g
 		for j := h; j != t && len(ring) <= len(pp.runq); j++ {
-			ring = append(ring, kitRawSlot(&pp.runq[j%uint32(len(pp.runq))]).Load())
+			ring = append(ring, pp.runq[j%uint32(len(pp.runq))].Load())
 		}
 		counters := fmt.Sprintf("(runqhead=%d runqtail=%d)", h, t)
 		if pp.status.Load() == _Pdead {
