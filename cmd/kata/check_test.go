@@ -24,7 +24,7 @@ func TestCheckShowsWhyAFileIsRefused(t *testing.T) {
 	runq := filepath.Join(dir, "runq.go")
 	src, err := os.ReadFile(runq)
 	require.NoError(t, err)
-	hostile := strings.Replace(string(src), `import "sync/atomic"`, "import (\n\t\"os\"\n\t\"sync/atomic\"\n)\n\nfunc init() { os.Exit(0) }", 1)
+	hostile := strings.Replace(string(src), "package sched\n\n", "package sched\n\nimport (\n\t\"os\"\n)\n\nfunc init() { os.Exit(0) }\n\n", 1)
 	require.NotEqual(t, string(src), hostile)
 	require.NoError(t, os.WriteFile(runq, []byte(hostile), 0o644))
 
@@ -34,7 +34,7 @@ func TestCheckShowsWhyAFileIsRefused(t *testing.T) {
 	assert.Contains(t, out, "  0/100")
 	assert.Contains(t, out, "  Your code breaks a rule of lesson files, so kata did not compile it. Fix these first:\n"+
 		"    runq.go:4:2: import \"os\" is not allowed in a lesson file: remove it (kata task lists the packages a lesson file may import)\n"+
-		"    runq.go:8:6: a lesson file may not declare an init function")
+		"    runq.go:7:6: a lesson file may not declare an init function")
 
 	out, _, code = kata(t, dir, "check", "--no-race", "--format", "json", "01")
 	assert.Equal(t, exitFailed, code)
