@@ -20,12 +20,15 @@ import (
 var interleaveHook atomic.Pointer[func()]
 
 // setInterleaveHook installs hook (nil: none) and returns the one before.
-func setInterleaveHook(hook func()) (old func()) {
+func setInterleaveHook(hook func()) (old func()) { return swapHook(&interleaveHook, hook) }
+
+// swapHook installs hook in h (nil: none) and returns the one before.
+func swapHook(h *atomic.Pointer[func()], hook func()) (old func()) {
 	var p *func()
 	if hook != nil {
 		p = &hook
 	}
-	if prev := interleaveHook.Swap(p); prev != nil {
+	if prev := h.Swap(p); prev != nil {
 		return *prev
 	}
 	return nil
@@ -48,16 +51,7 @@ func schedPoint() {
 var slotHook atomic.Pointer[func()]
 
 // setSlotHook installs hook (nil: none) and returns the one before.
-func setSlotHook(hook func()) (old func()) {
-	var p *func()
-	if hook != nil {
-		p = &hook
-	}
-	if prev := slotHook.Swap(p); prev != nil {
-		return *prev
-	}
-	return nil
-}
+func setSlotHook(hook func()) (old func()) { return swapHook(&slotHook, hook) }
 
 // slotPoint is the scheduling point of a ring's slot: see slotHook.
 func slotPoint() {

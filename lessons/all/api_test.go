@@ -52,7 +52,7 @@ func forbiddenAPI(t *testing.T) func(name string) bool {
 		t.Fatal(err)
 	}
 	bad := map[string]bool{"interleaveHook": true, "setInterleaveHook": true, "schedPoint": true,
-		"slotHook": true, "setSlotHook": true, "slotPoint": true}
+		"slotHook": true, "setSlotHook": true, "slotPoint": true, "swapHook": true}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
