@@ -1327,13 +1327,24 @@ func (c *fileCheck) funcFields() {
 		_, isFunc := field.Type().Underlying().(*types.Signature)
 		return field, isFunc
 	}
+	stores := func(lhs ast.Expr) {
+		if field, ok := refFuncField(lhs); ok && !ownWrites[field.Name()] {
+			c.report(lhs.Pos(), RuleFuncField, "stores a func in %s, a field of the scheduler's: a func kept there (a closure, a method value) would carry state of the file's own from call to call, where no hidden test sees it; call it, or keep what you need in the fields the lesson lists",
+				types.ExprString(lhs))
+		}
+	}
 	ast.Inspect(c.f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			for _, lhs := range n.Lhs {
-				if field, ok := refFuncField(lhs); ok && !ownWrites[field.Name()] {
-					c.report(lhs.Pos(), RuleFuncField, "stores a func in %s, a field of the scheduler's: a func kept there (a closure, a method value) would carry state of the file's own from call to call, where no hidden test sees it; call it, or keep what you need in the fields the lesson lists",
-						types.ExprString(lhs))
+				stores(lhs)
+			}
+		case *ast.RangeStmt: // for k, v = range ...: a twentieth red team's
+			if n.Tok == token.ASSIGN {
+				for _, lhs := range []ast.Expr{n.Key, n.Value} {
+					if lhs != nil {
+						stores(lhs)
+					}
 				}
 			}
 		case *ast.UnaryExpr:

@@ -696,8 +696,11 @@ func runqputtail(`)
 	pp.sched.cfg.usleep = func(usec int64) { calls++ }
 	hold := &pp.sched.cfg.usleep
 	_ = hold
+	for _, pp.sched.cfg.usleep = range []func(int64){func(int64) { calls++ }} {
+	}
 `)
-		}, want: []string{"func-field:stores a func in pp.sched.cfg.usleep, a field of the scheduler's", "func-field:takes the address of pp.sched.cfg.usleep"}},
+		}, want: []string{"func-field:stores a func in pp.sched.cfg.usleep, a field of the scheduler's", "func-field:takes the address of pp.sched.cfg.usleep",
+			"func-field:stores a func in pp.sched.cfg.usleep, a field of the scheduler's"}},
 		// gopark keeps its caller's unlockf, wrapped or not: its own file does.
 		{name: "gopark's unlockf kept in a closure", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", "\tmp.waitunlockf = func(gp *g, l unsafe.Pointer) bool { return unlockf(gp, l) }\n")

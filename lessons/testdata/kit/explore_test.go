@@ -63,6 +63,13 @@ type kitStart struct {
 	threads []kitThread
 	check   func() string
 	final   func() (key, problem string)
+	// slotRuns: a run of one thread's operations of ring slots is one
+	// step (see kitExec.point), for a start whose full rings would make a
+	// step of each of hundreds of slot operations. A state that lasts
+	// only inside such a run (two slots swapped through Load and Store) is
+	// then seen by no other thread: a twentieth red team hid a torn
+	// shuffle there. Off, every slot operation is a step.
+	slotRuns bool
 }
 
 // kitExploreResult is what an exploration found.
@@ -172,21 +179,22 @@ func (e *kitExec) alternatives(from, bound int) []kitAlt {
 
 // kitExec is the controller of one execution.
 type kitExec struct {
-	mu      sync.Mutex
-	workers []*kitExWorker
-	n       int // threads of this run
-	names   []string
-	done    []bool
-	run     []int // steps in a row of each thread without a switch
-	slotRun []int // each thread's operations of ring slots in a row, without a switch (see point)
-	inRuns  int   // the operations inside such runs that were no step
-	prefix  []int
-	trace   []kitStep
-	cur     int // the thread running, -1 before the first
-	check   func() string
-	problem string
-	quiet   bool // the invariant is being read: points pass through
-	end     chan struct{}
+	mu       sync.Mutex
+	workers  []*kitExWorker
+	n        int // threads of this run
+	names    []string
+	done     []bool
+	run      []int // steps in a row of each thread without a switch
+	slotRuns bool  // kitStart.slotRuns
+	slotRun  []int // each thread's operations of ring slots in a row, without a switch (see point)
+	inRuns   int   // the operations inside such runs that were no step
+	prefix   []int
+	trace    []kitStep
+	cur      int // the thread running, -1 before the first
+	check    func() string
+	problem  string
+	quiet    bool // the invariant is being read: points pass through
+	end      chan struct{}
 
 	waits    []*mutex   // the lock each thread waits for, or nil
 	waitAt   []kitWhere // where, for a deadlock's message
@@ -321,7 +329,7 @@ func (e *kitExec) point(t int, slot bool) {
 		label = kitOpLabel()
 	}
 	e.mu.Lock()
-	if slot && e.slotRun[t] > 0 && e.slotRun[t] < kitSlotRunLimit && e.problem == "" {
+	if slot && e.slotRuns && e.slotRun[t] > 0 && e.slotRun[t] < kitSlotRunLimit && e.problem == "" {
 		// An operation of a ring's slot right after another of t's, with
 		// no switch between (atomicRingSlot): a steal copies up to 128
 		// slots, and a switch inside the copy would show the others
@@ -640,7 +648,7 @@ func (w *kitExWorker) do(job kitJob) {
 func (pl *kitPool) run(r kitStart, prefix []int, labels bool) *kitExecResult {
 	n := len(r.threads)
 	pl.grow(n)
-	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n), slotRun: make([]int, n),
+	e := &kitExec{workers: pl.workers, n: n, done: make([]bool, n), run: make([]int, n), slotRun: make([]int, n), slotRuns: r.slotRuns,
 		prefix: prefix, cur: -1, check: r.check, end: make(chan struct{}), labels: labels, pending: make([]string, n),
 		waits: make([]*mutex, n), waitAt: make([]kitWhere, n)}
 	for _, th := range r.threads {

@@ -63,6 +63,9 @@ var l01ExploreScenarios = []struct {
 	// so the final states are not compared with the reference's: every
 	// step must keep each G in one place, and every G come out once.
 	shuffles bool
+	// slotRuns: a run of a thread's slot operations is one step
+	// (kitStart.slotRuns), for the full ring's 257 Gs.
+	slotRuns bool
 	setup    func(owner *p, gs []*g)
 	owner    func(im l01Impl, owner *p, gs []*g, took func(*g, string))
 }{
@@ -86,11 +89,12 @@ var l01ExploreScenarios = []struct {
 		owner:   l01ExploreDrain,
 	},
 	{
-		name:    "the owner puts G 257 on a full ring (half goes global) and takes a G while a thief steals",
-		gs:      257,
-		thieves: 1,
-		bound:   1, // 257 Gs: each execution costs 3 ms; the full ring's races need one preemption
-		setup:   func(owner *p, gs []*g) { kitPutAll(owner, gs[:256]) },
+		name:     "the owner puts G 257 on a full ring (half goes global) and takes a G while a thief steals",
+		gs:       257,
+		thieves:  1,
+		bound:    1, // 257 Gs: each execution costs 3 ms; the full ring's races need one preemption
+		slotRuns: true,
+		setup:    func(owner *p, gs []*g) { kitPutAll(owner, gs[:256]) },
 		owner: func(im l01Impl, owner *p, gs []*g, took func(*g, string)) {
 			im.putTail(owner, gs[256])
 			took(im.getHead(owner), "the owner's runqgethead")
@@ -186,7 +190,9 @@ func TestL01Explore(t *testing.T) {
 						w.took(im.steal(w.ps[i], owner, sc.next), name+"'s runqsteal")
 					}})
 				}
-				return w.start(threads...)
+				s := w.start(threads...)
+				s.slotRuns = sc.slotRuns
+				return s
 			}
 		}
 		bound := l01ExploreBound
