@@ -123,8 +123,19 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 		}
 		if u, isUnary := n.(*ast.UnaryExpr); isUnary && u.Op == token.AND {
 			switch x := ast.Unparen(u.X).(type) {
-			case *ast.IndexExpr, *ast.SelectorExpr, *ast.StarExpr:
+			case *ast.IndexExpr:
 				addressed[x] = true
+				inPlaceStar(addressed, x.X) // &(*r)[i] is &r[i]
+			case *ast.SelectorExpr:
+				addressed[x] = true
+				inPlaceStar(addressed, x.X) // &(*p).f is &p.f
+			case *ast.StarExpr:
+				addressed[x] = true
+			}
+		}
+		if call, isCall := n.(*ast.CallExpr); isCall && c.isLenOrCap(call) {
+			for _, arg := range call.Args {
+				inPlaceStar(addressed, arg) // len(*r) of an array reads no element
 			}
 		}
 		if e, isExpr := n.(ast.Expr); isExpr && addressed[e] {
@@ -160,6 +171,32 @@ func (c *fileCheck) bodyBehindPointers(fd *ast.FuncDecl, tp *types.TypeParam, se
 		return ok
 	})
 	return ok
+}
+
+// inPlaceStar marks e as addressed if it is a dereference, *p: indexed or
+// selected in place, or measured by len or cap, it is no value of its own
+// (a twentieth red team's correct &(*r)[i], len(*r), for r *[256]T or
+// *R with R ~[256]T, were refused).
+func inPlaceStar(addressed map[ast.Expr]bool, e ast.Expr) {
+	star, ok := ast.Unparen(e).(*ast.StarExpr)
+	if !ok {
+		return
+	}
+	for p, isParen := e.(*ast.ParenExpr); isParen; p, isParen = e.(*ast.ParenExpr) {
+		addressed[p] = true
+		e = p.X
+	}
+	addressed[star] = true
+}
+
+// isLenOrCap reports whether call is of the builtin len or cap.
+func (c *fileCheck) isLenOrCap(call *ast.CallExpr) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := c.info.Uses[id].(*types.Builtin)
+	return ok && (b.Name() == "len" || b.Name() == "cap")
 }
 
 // copiesElements reports whether call is one of the builtins that copy,

@@ -855,6 +855,12 @@ func takeIf[T any](a *atomicPointer[T], old *T) bool { return a.CompareAndSwap(o
 
 func viaOther[T any](a, b *T) bool { return samePtr(a, b) }
 
+// A twentieth red team's, refused until then: a dereference indexed in
+// place, or measured, is no value of T.
+func slotAt[T any](r *[256]T, i uint32) *T { return &(*r)[i%uint32(len(*r))] }
+
+func slotAtR[T any, R ~[256]T](r *R, i uint32) *T { return &(*r)[i%uint32(len(*r))] }
+
 func samePtr[T any](a, b *T) bool { return a == b }
 
 type slotRef[T any] struct{ slot *atomic.Pointer[T] }
@@ -862,7 +868,7 @@ type slotRef[T any] struct{ slot *atomic.Pointer[T] }
 func (r slotRef[T]) take() *T { return r.slot.Swap(nil) }
 
 func uses(pp *p, batch *[256]atomicRingSlot) bool {
-	gs := []*g{batch[0].Load(), pp.runq[0].Load()}
+	gs := []*g{slotAt(batch, 0).Load(), slotAtR(&pp.runq, 1).Load()}
 	copySlots(gs[:1], gs[1:], 1)
 	r := slotRef[g]{slot: new(atomic.Pointer[g])}
 	_ = r.take()
