@@ -67,6 +67,8 @@ type kitController struct {
 	threads  []*kitCtlThread
 	step     int
 	change   map[int]bool
+	walk     float64    // kitInterleaveWalk's: the chance of a switch at each point
+	rng      *rand.Rand // which draws them
 	low      int
 	panics   []string
 	deadlock string // every thread left waits for a lock: what kitInterleave returns
@@ -259,10 +261,26 @@ func kitEach(n int, check func(i int) string) string {
 // something other than a scheduling point, such as a lock another thread
 // holds: only lock-free code may run under it).
 func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
+	return kitControl(seed, depth, steps, 0, threads...)
+}
+
+// kitInterleaveWalk runs the threads as kitInterleave does, but switches
+// threads at random, at each scheduling point with chance walk, not at a
+// few change points. PCT's few switches are its strength on small runs
+// and a tell on large ones: a thread that sees its head move twice in a
+// few loads, or Gs numbered in the thousands, could know it is on real
+// threads (a twentieth red team's files ran a mistake only then). Run on
+// the real-thread tests' own worlds, with their Gs, this is a controlled
+// run that looks like theirs, where a mistake meets many switches.
+func kitInterleaveWalk(seed uint64, walk float64, threads ...any) error {
+	return kitControl(seed, 1, 0, walk, threads...)
+}
+
+func kitControl(seed uint64, depth, steps int, walk float64, threads ...any) error {
 	kitRunStarts()
 	defer kitRunEnds()
 	rng := rand.New(rand.NewPCG(seed, 0x6b617461))
-	c := &kitController{change: map[int]bool{}}
+	c := &kitController{change: map[int]bool{}, walk: walk, rng: rand.New(rand.NewPCG(seed, 0x77616c6b))}
 	n := len(threads) / 2
 	perm := rng.Perm(n)
 	for i := 0; i < n; i++ {
@@ -393,7 +411,7 @@ func (c *kitController) point(th *kitCtlThread) {
 	c.mu.Lock()
 	c.step++
 	th.run++
-	if c.change[c.step] || th.run > 1000 {
+	if c.change[c.step] || th.run > 1000 || (c.walk > 0 && c.rng.Float64() < c.walk) {
 		// A change point; or the thread spins waiting for another, which
 		// only a switch can let progress.
 		c.low--

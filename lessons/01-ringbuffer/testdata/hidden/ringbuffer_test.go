@@ -376,68 +376,132 @@ func TestL01StealAndDrain(t *testing.T) {
 // TestL01ConcurrentSteal: one owner puts and gets while three thieves
 // steal, on real threads. Every G must come out exactly once.
 func TestL01ConcurrentSteal(t *testing.T) {
-	const rounds, perRound = 50, 300
-	sched := kitSched(4, Config{})
-	owner := sched.allp[0]
-	var seen sync.Map
-	var total atomic.Int64
-	dup := make(chan string, 1)
-	take := func(gp *g, who string) {
-		if gp == nil {
-			return
-		}
-		if prev, loaded := seen.LoadOrStore(gp, who); loaded {
-			select {
-			case dup <- kitID(gp) + " came out twice: first " + prev.(string) + ", then " + who:
-			default:
-			}
-		}
-		total.Add(1)
-	}
-	var stop atomic.Bool
+	w := newL01StealWorld(50, 300)
 	var wg sync.WaitGroup
 	for i := 1; i <= 3; i++ {
-		thief := sched.allp[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !stop.Load() {
-				if gp := runqsteal(thief, owner, false); gp != nil {
-					take(gp, "a thief's runqsteal")
-					for gp := runqgethead(thief); gp != nil; gp = runqgethead(thief) {
-						take(gp, "a thief's own ring")
-					}
-				}
-			}
+			w.thief(i)()
 		}()
 	}
-	id := int64(1)
-	for r := 0; r < rounds; r++ {
-		for i := 0; i < perRound; i++ {
-			runqputtail(owner, kitG(sched, id))
-			id++
+	w.owner()
+	wg.Wait()
+	if msg := w.verdict(); msg != "" {
+		t.Fatal(msg)
+	}
+	l01refillRace(t)
+}
+
+// TestL01ControlledSteal: TestL01ConcurrentSteal's worlds, their Gs and
+// their rings, run one atomic operation at a time by a controlled
+// scheduler that switches threads at random (kitInterleaveWalk), at one
+// operation in 3 to one in 100 by seed. A
+// file cannot tell this run from the real one by what it sees (the Gs'
+// IDs, how full the ring is, how often its head moves), and here a
+// mistake meets thousands of switches.
+func TestL01ControlledSteal(t *testing.T) {
+	for _, seed := range kitSeeds(uint64(len(l01Walks))) {
+		walk := l01Walks[(seed-1)%uint64(len(l01Walks))]
+		w := newL01StealWorld(5, 300)
+		err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2), "thief 3", w.thief(3))
+		msg := w.verdict()
+		if err == nil && msg == "" {
+			r := newL01RefillWorld(1000)
+			err = kitInterleaveWalk(seed, walk, "the owner", r.owner, "the thief", r.thief)
+			msg = r.verdict()
+		}
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != "" {
+			t.Fatalf("%s (switched at random at one in %.0f atomic operations)%s", msg, 1/walk, kitReplay(t, l01, seed))
+		}
+	}
+}
+
+// l01Walks are the chances of a switch at each point, by seed: often,
+// which shows a thread others' steps between its own; rarely, which lets
+// the owner fill its ring between the thieves' turns, as on real threads.
+var l01Walks = []float64{1.0 / 3, 1.0 / 10, 1.0 / 30, 1.0 / 100}
+
+// l01StealWorld is an owner that puts rounds×perRound Gs on its ring,
+// taking one in three back, and drains it, while three thieves steal from
+// it until it is done; who took which G is recorded.
+type l01StealWorld struct {
+	sched            *schedt
+	rounds, perRound int
+	seen             sync.Map
+	total            atomic.Int64
+	dup              chan string
+	stop             atomic.Bool
+	put              int64
+}
+
+func newL01StealWorld(rounds, perRound int) *l01StealWorld {
+	return &l01StealWorld{sched: kitSched(4, Config{}), rounds: rounds, perRound: perRound, dup: make(chan string, 1)}
+}
+
+func (w *l01StealWorld) take(gp *g, who string) {
+	if gp == nil {
+		return
+	}
+	if prev, loaded := w.seen.LoadOrStore(gp, who); loaded {
+		select {
+		case w.dup <- kitID(gp) + " came out twice: first " + prev.(string) + ", then " + who:
+		default:
+		}
+	}
+	w.total.Add(1)
+}
+
+// thief is thief i's loop: steal from the owner, then take its own ring.
+func (w *l01StealWorld) thief(i int) func() {
+	return func() {
+		thief, owner := w.sched.allp[i], w.sched.allp[0]
+		for !w.stop.Load() {
+			if gp := runqsteal(thief, owner, false); gp != nil {
+				w.take(gp, "a thief's runqsteal")
+				for gp := runqgethead(thief); gp != nil; gp = runqgethead(thief) {
+					w.take(gp, "a thief's own ring")
+				}
+			}
+		}
+	}
+}
+
+// owner puts, takes and drains, then stops the thieves.
+func (w *l01StealWorld) owner() {
+	owner := w.sched.allp[0]
+	for range w.rounds {
+		for i := range w.perRound {
+			w.put++
+			runqputtail(owner, kitG(w.sched, w.put))
 			if i%3 == 0 {
-				take(runqgethead(owner), "the owner's runqgethead")
+				w.take(runqgethead(owner), "the owner's runqgethead")
 			}
 		}
 	}
 	for gp := runqgethead(owner); gp != nil; gp = runqgethead(owner) {
-		take(gp, "the owner's runqgethead")
+		w.take(gp, "the owner's runqgethead")
 	}
-	stop.Store(true)
-	wg.Wait()
-	for gp := sched.runq.pop(); gp != nil; gp = sched.runq.pop() {
-		take(gp, "the global queue")
+	w.stop.Store(true)
+}
+
+// verdict, once every thread is done, is what went wrong, or "".
+func (w *l01StealWorld) verdict() string {
+	for gp := w.sched.runq.pop(); gp != nil; gp = w.sched.runq.pop() {
+		w.take(gp, "the global queue")
 	}
 	select {
-	case msg := <-dup:
-		t.Fatalf("%s: two takers got the same slot; is the head advanced only by CompareAndSwap, after reading the slots?"+kitHint(l01), msg)
+	case msg := <-w.dup:
+		return fmt.Sprintf("%s: two takers got the same slot; is the head advanced only by CompareAndSwap, after reading the slots?"+kitHint(l01), msg)
 	default:
 	}
-	if got, want := total.Load(), id-1; got != want {
-		t.Fatalf("%s were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), kitCount(int(want), "G"), got)
+	if got := w.total.Load(); got != w.put {
+		return fmt.Sprintf("%s were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), kitCount(int(w.put), "G"), got)
 	}
-	l01refillRace(t)
+	return ""
 }
 
 // l01refillRace: the owner keeps its ring full with runqputtail, a G at a
@@ -452,59 +516,88 @@ func TestL01ConcurrentSteal(t *testing.T) {
 // correct file has failed either.
 func l01refillRace(t *testing.T) {
 	t.Helper()
-	const steals = 3000
-	sched := kitSched(2, Config{})
-	owner, thief := sched.allp[0], sched.allp[1]
-	next := int64(1)
-	put := func() {
-		runqputtail(owner, kitG(sched, next))
-		next++
+	w := newL01RefillWorld(3000)
+	go w.thief()
+	w.owner()
+	if msg := w.verdict(); msg != "" {
+		t.Fatal(msg)
 	}
+}
+
+// l01RefillWorld is l01refillRace's: a full ring whose owner refills it
+// the moment a steal makes room, while a thief makes its steals.
+type l01RefillWorld struct {
+	sched  *schedt
+	steals int
+	next   int64
+	done   atomic.Bool
+	seen   sync.Map // by the thief only, then read after
+	dup    atomic.Pointer[string]
+}
+
+func newL01RefillWorld(steals int) *l01RefillWorld {
+	w := &l01RefillWorld{sched: kitSched(2, Config{}), steals: steals, next: 1}
 	for range 256 {
-		put()
+		w.put()
 	}
-	var done atomic.Bool
-	var seen sync.Map // by the thief only, then read after
-	var dup atomic.Pointer[string]
-	go func() {
-		defer done.Store(true)
-		for i := 0; i < steals; i++ {
-			gp := runqsteal(thief, owner, false)
-			for ; gp != nil; gp = runqgethead(thief) {
-				if _, loaded := seen.LoadOrStore(gp.goid, true); loaded && dup.Load() == nil {
-					msg := fmt.Sprintf("the thief took %s twice", kitID(gp))
-					dup.Store(&msg)
-				}
+	return w
+}
+
+func (w *l01RefillWorld) put() {
+	runqputtail(w.sched.allp[0], kitG(w.sched, w.next))
+	w.next++
+}
+
+func (w *l01RefillWorld) thief() {
+	defer w.done.Store(true)
+	owner, thief := w.sched.allp[0], w.sched.allp[1]
+	for range w.steals {
+		gp := runqsteal(thief, owner, false)
+		for ; gp != nil; gp = runqgethead(thief) {
+			if _, loaded := w.seen.LoadOrStore(gp.goid, true); loaded && w.dup.Load() == nil {
+				msg := fmt.Sprintf("the thief took %s twice", kitID(gp))
+				w.dup.Store(&msg)
 			}
 		}
-	}()
-	for !done.Load() {
+	}
+}
+
+func (w *l01RefillWorld) owner() {
+	owner := w.sched.allp[0]
+	for !w.done.Load() {
 		if owner.runqtail.Load()-owner.runqhead.Load() < uint32(len(owner.runq)) {
-			put()
+			w.put()
 		}
 	}
+}
+
+// verdict, once both are done, is what went wrong, or "".
+func (w *l01RefillWorld) verdict() string {
 	var lost []int64
 	taken := map[int64]bool{}
-	seen.Range(func(k, _ any) bool { taken[k.(int64)] = true; return true })
+	w.seen.Range(func(k, _ any) bool { taken[k.(int64)] = true; return true })
+	owner := w.sched.allp[0]
 	for gp := runqgethead(owner); gp != nil; gp = runqgethead(owner) {
 		taken[gp.goid] = true
 	}
-	for gp := sched.runq.pop(); gp != nil; gp = sched.runq.pop() {
+	for gp := w.sched.runq.pop(); gp != nil; gp = w.sched.runq.pop() {
 		taken[gp.goid] = true
 	}
-	for id := int64(1); id < next; id++ {
+	for id := int64(1); id < w.next; id++ {
 		if !taken[id] {
 			lost = append(lost, id)
 		}
 	}
-	if msg := dup.Load(); msg != nil || len(lost) > 0 {
-		what := fmt.Sprintf("%s lost (G %v...)", kitCount(int(len(lost)), "G"), lost[:min(len(lost), 5)])
-		if msg != nil {
-			what = *msg + ", and " + what
-		}
-		t.Fatalf("an owner kept its ring full, putting a G with runqputtail the moment a steal made room, while a thief stole from it: %s. "+
-			"runqputtail must store the G in its slot before it publishes the new runqtail; and once the CompareAndSwap of runqhead commits a steal, the slots it took are the owner's again, and its next puts land in them: read every G you take from the victim's ring before that CompareAndSwap, never after"+kitHint(l01), what)
+	msg := w.dup.Load()
+	if msg == nil && len(lost) == 0 {
+		return ""
 	}
+	what := fmt.Sprintf("%s lost (G %v...)", kitCount(int(len(lost)), "G"), lost[:min(len(lost), 5)])
+	if msg != nil {
+		what = *msg + ", and " + what
+	}
+	return fmt.Sprintf("an owner kept its ring full, putting a G with runqputtail the moment a steal made room, while a thief stole from it: %s. "+
+		"runqputtail must store the G in its slot before it publishes the new runqtail; and once the CompareAndSwap of runqhead commits a steal, the slots it took are the owner's again, and its next puts land in them: read every G you take from the victim's ring before that CompareAndSwap, never after"+kitHint(l01), what)
 }
 
 // TestL01InScheduler runs the real scheduler on the learner's ring.
