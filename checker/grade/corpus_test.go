@@ -736,6 +736,29 @@ func runqputtail(pp *p, gp *g) {`))
 					}
 				}
 			}},
+		{name: "tells-the-tests-by-what-it-sees", lesson: "01-ringbuffer",
+			files: func(t testing.TB) map[string][]byte {
+				// A twentieth red team's: the controlled scenarios numbered
+				// their Gs 1 to 257, the real-thread test's went to 15,000;
+				// the file skipped the head's CAS only for a G past 300 (90
+				// for a ring that earns 78). Now a controlled run of the
+				// real test's own world meets it.
+				return one("runq.go", edit(t, ref(t, "runq.go"), `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
+		if pp.runqhead.CompareAndSwap(h, h+1) {`, `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
+		if gp != nil && gp.goid > 300 {
+			pp.runqhead.Store(h + 1)
+			return gp
+		}
+		if pp.runqhead.CompareAndSwap(h, h+1) {`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				assert.Less(t, g.Score, 100)
+				for _, tg := range g.Tests {
+					if tg.Name == "TestL01ControlledSteal" {
+						assert.Equal(t, "fail", tg.Status, "a controlled run of the real test's world must meet the mistake: %s", tg.Reason)
+					}
+				}
+			}},
 		{name: "state-in-a-func-field", lesson: "02-runnext", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A nineteenth red team's gap: a closure kept in the
