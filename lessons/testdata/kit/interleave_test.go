@@ -60,6 +60,7 @@ type kitCtlThread struct {
 	run    int      // steps in a row without a switch
 	waits  *mutex   // the lock it waits for, or nil
 	waitAt kitWhere // where it waits, for a deadlock's message
+	wake   int      // if it sleeps (kitSleep), the step it wakes at
 }
 
 type kitController struct {
@@ -70,6 +71,7 @@ type kitController struct {
 	walk     float64    // kitInterleaveWalk's: the chance of a switch at each point
 	rng      *rand.Rand // which draws them
 	low      int
+	high     int // above every priority: a thread that wakes gets it
 	panics   []string
 	deadlock string // every thread left waits for a lock: what kitInterleave returns
 }
@@ -286,6 +288,7 @@ func kitControl(seed uint64, depth, steps int, walk float64, threads ...any) err
 	for i := 0; i < n; i++ {
 		c.threads = append(c.threads, &kitCtlThread{name: threads[2*i].(string), c: c, prio: depth + perm[i], turn: make(chan struct{}, 1)})
 	}
+	c.high = depth + n
 	for i := 0; i < depth-1; i++ {
 		c.change[1+rng.IntN(max(1, steps))] = true
 	}
@@ -407,11 +410,40 @@ func (c *kitController) lockReleased(l *mutex) {
 }
 
 // point is a scheduling point of th, one of c's threads.
-func (c *kitController) point(th *kitCtlThread) {
+func (c *kitController) point(th *kitCtlThread) { c.switchAt(th, false) }
+
+// kitSleep is a scheduling point where the calling thread sleeps a
+// little (a thief's back-off, Usleep): under kitInterleave and
+// kitInterleaveWalk the others run while it sleeps, as on real threads,
+// and it wakes after 1 to 16 of their points, at once, wherever they are.
+// Elsewhere it is an ordinary scheduling point.
+func kitSleep() {
+	switch th := kitParticipantOf().(type) {
+	case nil:
+	case *kitCtlThread:
+		th.c.switchAt(th, true)
+	default:
+		th.atPoint()
+	}
+}
+
+// switchAt is th's scheduling point: it switches threads at a change
+// point, by the walk's chance, when th spins, or when th sleeps.
+func (c *kitController) switchAt(th *kitCtlThread, sleeps bool) {
 	c.mu.Lock()
 	c.step++
 	th.run++
-	if c.change[c.step] || th.run > 1000 || (c.walk > 0 && c.rng.Float64() < c.walk) {
+	woke := false
+	for _, o := range c.threads {
+		if o.wake != 0 && c.step >= o.wake {
+			o.wake, o.prio, woke = 0, c.high, true
+			c.high++
+		}
+	}
+	if sleeps {
+		th.wake = c.step + 1 + c.rng.IntN(16)
+	}
+	if sleeps || woke || c.change[c.step] || th.run > 1000 || (c.walk > 0 && c.rng.Float64() < c.walk) {
 		// A change point; or the thread spins waiting for another, which
 		// only a switch can let progress.
 		c.low--
