@@ -48,13 +48,15 @@ type kitQueues struct {
 }
 
 // kitNewQueues builds a scheduler with procs Ps (P0 running, as its owner
-// plays it; the others idle) and n Gs, G 1 to G n.
+// plays it; the others idle) and n Gs, G 1 to G n (kitScenarioGs).
 func kitNewQueues(procs, n int) *kitQueues {
 	sched := kitSched(procs, Config{})
 	w := &kitQueues{sched: sched, who: map[*g][]string{}}
 	w.ps = append(w.ps, kitRunningP(sched, 0))
 	w.ps = append(w.ps, sched.allp[1:]...)
-	w.gs = kitGs(sched, 1, n)
+	w.gs = kitScenarioGs(sched, 1, n)
+	// P0's current G is numbered as a G of the same scheduler would be.
+	w.ps[0].m.Load().curg.Load().goid = kitGoidBase + int64(n) + 1
 	return w
 }
 
@@ -83,15 +85,15 @@ func (w *kitQueues) noted(s string) bool {
 // and no G is in two places (two slots of rings, a runnext, the global
 // queue, or taken) at once.
 func (w *kitQueues) check() string {
-	seen := make([]bool, len(w.gs)+1) // by ID: the Gs are G 1 to G n
+	seen := make([]bool, len(w.gs)+1) // by place: the Gs are G 1 to G n
 	twice := func(gp *g) bool {
-		if gp == nil || gp.goid < 1 || gp.goid > int64(len(w.gs)) {
+		if gp == nil || kitPlace(gp) < 1 || kitPlace(gp) > int64(len(w.gs)) {
 			return false
 		}
-		if seen[gp.goid] {
+		if seen[kitPlace(gp)] {
 			return true
 		}
-		seen[gp.goid] = true
+		seen[kitPlace(gp)] = true
 		return false
 	}
 	for _, pp := range w.ps {

@@ -143,7 +143,7 @@ func TestL01Interleavings(t *testing.T) {
 func l01RunScenario(sc l01Scenario, seed uint64, depth int) string {
 	sched := kitSched(2, Config{})
 	owner, thief := sched.allp[0], sched.allp[1]
-	gs := kitGs(sched, 1, sc.gs)
+	gs := kitScenarioGs(sched, 1, sc.gs)
 	sc.setup(owner, gs)
 	who := map[*g][]string{}
 	var log []string

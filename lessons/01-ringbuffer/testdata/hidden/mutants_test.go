@@ -537,7 +537,7 @@ func TestL01StealInterleavings(t *testing.T) {
 	}
 	for _, sc := range l01mScenarios {
 		// The same Gs serve every run: the rings only move pointers.
-		gs, own := kitGs(nil, 1, sc.gs), kitGs(nil, 1001, sc.own)
+		gs, own := kitScenarioGs(nil, 1, sc.gs), kitScenarioGs(nil, 1001, sc.own)
 		for depth := 1; depth <= 3; depth++ {
 			for seed := uint64(1); seed <= seeds; seed++ {
 				if msg := l01mRunScenario(sc, gs, own, seed, depth); msg != "" {
