@@ -121,6 +121,19 @@
 //     ran the reference's order only while the interleaving tests
 //     watched (96 for a ring that earns 78). Where a lesson needs the
 //     time it reads sched.cfg.nanotime, which the tests control.
+//  15. Stores a func in a field of the reference's (RuleFuncField), or
+//     takes the address of one, except where the reference's own file of
+//     that name does (gopark's mp.waitunlockf): a closure kept in
+//     sched.cfg.usleep carried state of a nineteenth red team's file from
+//     call to call, a package-level variable by another name.
+//  16. Gives fmt anything but numbers, strings and booleans (and slices,
+//     arrays and maps of them), or keeps one of fmt's functions as a func
+//     value (RuleFmtArgs). fmt prints any other value whole, by
+//     reflection, fields the lesson does not list too: a twenty-first red
+//     team's file printed &pp.sched.cfg (the P count, the seed, which
+//     Usleep the tests installed) and so told a controlled run from a
+//     real one. fmt is the one reader by reflection a lesson file may
+//     import; an interface value is refused as it may hold anything.
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //
@@ -183,10 +196,6 @@
 //     own functions that convert unsafe.Pointer with a pointer of the
 //     wrong kind. Grade code you do not trust in a sandbox (Appendix D of
 //     the book).
-//   - Stop a lesson file from reading, by fmt's %v, fields of the
-//     reference's values its API does not list (fmt reads them by
-//     reflection): reading them grades nothing, and the hidden tests
-//     compare values, never their printed forms.
 //   - Stop a lesson file from calling, through an interface of the
 //     standard library (fmt.Stringer, error, sync.Locker), a method of a
 //     reference value it holds that its API does not list: fmt calls

@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 16
+const Version = 17
 
 // The rules, as Problem.Rule names them.
 const (
@@ -47,6 +47,7 @@ const (
 	RuleGoroutine   = "goroutine"   // no code run on a goroutine or coroutine of the file's own
 	RuleClock       = "clock"       // no reading of the wall or monotonic clock
 	RuleFuncField   = "func-field"  // no func stored in the reference's structures but where its own file stores one
+	RuleFmtArgs     = "fmt-args"    // fmt given numbers, strings and booleans only (it prints anything else whole)
 )
 
 // MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
@@ -527,6 +528,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.goroutines()
 		c.clocks()
 		c.funcFields()
+		c.fmtArgs()
 		c.atomicConversions()
 		c.largeValues()
 		c.api(namer)

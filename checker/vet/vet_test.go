@@ -539,8 +539,8 @@ func ruleCasesCorrectAndForeignState() []ruleCase {
 	once.Do(func() { mu.Lock(); mu.Unlock() })
 	var ptr atomic.Pointer[g]
 	ptr.Store(gp)
-	err := fmt.Errorf("queue %d: %w", bits.Len32(pp.runqhead.Load()), errors.New("full"))
-	_ = errors.Is(err, err)
+	err := fmt.Errorf("queue %d: %s", bits.Len32(pp.runqhead.Load()), "full")
+	_ = errors.Is(err, errors.New("full"))
 	ids := []int64{gp.goid, 2, 1}
 	slices.Sort(ids)
 	_ = slices.Max(ids) < math.MaxInt64
@@ -705,6 +705,21 @@ func runqputtail(`)
 		{name: "gopark's unlockf kept in a closure", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", "\tmp.waitunlockf = func(gp *g, l unsafe.Pointer) bool { return unlockf(gp, l) }\n")
 		}},
+		// A twenty-first red team's: fmt printed the scheduler's config
+		// whole (P count, seed, which Usleep), which told a controlled
+		// run from a real one.
+		{name: "fmt given the scheduler's values", file: "runnext.go", src: func(t testing.TB) string {
+			return edit(t, edit(t, ref(t, "runnext.go"), "package sched\n", "package sched\n\nimport \"fmt\"\n"), "func runqgrabnext(pp *p) (next *g, retry bool) {\n", `func runqgrabnext(pp *p) (next *g, retry bool) {
+	_ = fmt.Sprint(&pp.sched.cfg)
+	_ = fmt.Sprintf("%v", pp)
+	_ = fmt.Sprint(any(pp.sched))
+	_ = show(pp)
+	sprint := fmt.Sprint
+	_ = sprint
+	_ = fmt.Sprintf("G %d on a P %d: %s %v", pp.runnext.Load().goid, pp.status.Load(), "ok", []int64{1, 2})
+`) + "\nfunc show[T any](x T) string { return fmt.Sprint(x) }\n"
+		}, want: []string{"fmt-args:gives &pp.sched.cfg (*sched.config) to fmt", "fmt-args:gives pp (*sched.p) to fmt", "fmt-args:gives any(pp.sched) (any) to fmt",
+			"fmt-args:keeps fmt.Sprint as a func value", "fmt-args:gives x (T) to fmt"}},
 		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
 			want: []string{"atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sync/atomic.Uint32"}},
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {

@@ -51,6 +51,7 @@ type kitQueues struct {
 // plays it; the others idle) and n Gs, G 1 to G n (kitScenarioGs).
 func kitNewQueues(procs, n int) *kitQueues {
 	sched := kitSched(procs, Config{})
+	kitRingsAt(sched, kitRingBase)
 	w := &kitQueues{sched: sched, who: map[*g][]string{}}
 	w.ps = append(w.ps, kitRunningP(sched, 0))
 	w.ps = append(w.ps, sched.allp[1:]...)

@@ -111,6 +111,24 @@ func kitScenarioGs(sched *schedt, first int64, n int) []*g {
 	return gs
 }
 
+// kitRingBase is where the rings of the controlled scenarios start
+// (kitRingsAt): drawn once per test process from all of uint32. A P's
+// ring counters only grow, so on a real scheduler they are anywhere; a
+// twenty-first red team's file dropped every CompareAndSwap of the ring
+// once its tail passed 40,000, which no concurrent test reached.
+var kitRingBase = rand.Uint32()
+
+// kitRingsAt empties every P's ring at a position of its own: P i's at
+// at + i×2654435769 (so the Ps' counters differ and say nothing of each
+// other), before any thread runs.
+func kitRingsAt(sched *schedt, at uint32) {
+	for _, pp := range sched.allp {
+		pos := at + uint32(pp.id)*2654435769
+		kitRawRing(&pp.runqhead).Store(pos)
+		kitRawRing(&pp.runqtail).Store(pos)
+	}
+}
+
 // kitPlace is gp's place among the Gs of kitScenarioGs, or its ID.
 func kitPlace(gp *g) int64 {
 	if place, ok := gp.cell.(kitScenarioPlace); ok {

@@ -142,6 +142,7 @@ func TestL01Interleavings(t *testing.T) {
 // l01RunScenario runs sc once and says what went wrong, or "".
 func l01RunScenario(sc l01Scenario, seed uint64, depth int) string {
 	sched := kitSched(2, Config{})
+	kitRingsAt(sched, kitRingBase)
 	owner, thief := sched.allp[0], sched.allp[1]
 	gs := kitScenarioGs(sched, 1, sc.gs)
 	sc.setup(owner, gs)

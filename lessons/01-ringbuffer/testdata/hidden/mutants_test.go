@@ -551,6 +551,7 @@ func TestL01StealInterleavings(t *testing.T) {
 // l01mRunScenario runs sc once and says what went wrong, or "".
 func l01mRunScenario(sc l01mScenario, gs, own []*g, seed uint64, depth int) string {
 	sched := kitSched(2, Config{})
+	kitRingsAt(sched, kitRingBase)
 	owner, thief := sched.allp[0], sched.allp[1]
 	sc.setup(owner, thief, gs, own)
 	who := make(map[*g][]string, len(gs)+len(own))

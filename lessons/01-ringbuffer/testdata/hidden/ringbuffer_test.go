@@ -260,14 +260,16 @@ func l01grabInconsistentRead(t *testing.T) {
 	for _, tail := range []uint32{300, 257} {
 		sched := kitSched(2, Config{})
 		victim, thief := sched.allp[0], sched.allp[1]
-		// The ring as the owner left it: positions head..tail-1 are queued
-		// (G p+1 at position p); the slots before head hold Gs already taken.
+		// The ring as the owner left it, its counters anywhere (at), as a
+		// busy P's are: positions at+head..at+tail-1 are queued (G gb+p+1
+		// at position at+p); the slots before head hold Gs already taken.
 		const head = 100
+		at, gb := rand.Uint32(), rand.Int64N(3000)
 		for pos := uint32(0); pos < tail; pos++ {
-			kitRawSlot(&victim.runq[pos%256]).Store(kitG(sched, int64(pos+1)))
+			kitRawSlot(&victim.runq[(at+pos)%256]).Store(kitG(sched, gb+int64(pos+1)))
 		}
-		victim.runqtail.Store(tail)
-		victim.runqhead.Store(0) // the head as a slow thief read it
+		victim.runqtail.Store(at + tail)
+		victim.runqhead.Store(at) // the head as a slow thief read it
 		type result struct {
 			n     uint32
 			panic any
@@ -286,7 +288,7 @@ func l01grabInconsistentRead(t *testing.T) {
 			}()
 			done <- result{n: runqgrab(victim, &thief.runq, 0, false)}
 		}()
-		view := fmt.Sprintf("runqhead = 0 and runqtail = %d (tail - head = %d, so n - n/2 = %d: more than half a ring, which no ring ever holds)", tail, tail, tail-tail/2)
+		view := fmt.Sprintf("runqhead = %d and runqtail = %d (tail - head = %d, so n - n/2 = %d: more than half a ring, which no ring ever holds)", at, at+tail, tail, tail-tail/2)
 		var r result
 		returned := false
 		for deadline := time.Now().Add(200 * time.Millisecond); !returned && time.Now().Before(deadline) && ops.Load() < l01spinOps; {
@@ -296,7 +298,7 @@ func l01grabInconsistentRead(t *testing.T) {
 			case <-time.After(time.Millisecond):
 			}
 		}
-		if returned && (r.panic != nil || r.n != 0 || victim.runqhead.Load() != 0) {
+		if returned && (r.panic != nil || r.n != 0 || victim.runqhead.Load() != at) {
 			if r.panic != nil {
 				t.Fatalf("runqgrab on a victim with %s panicked: %v. That is what a thief sees when it reads the head, is held up, and reads the tail after the owner moved on: read head and tail again"+kitHint(l01), view, r.panic)
 			}
@@ -307,24 +309,24 @@ func l01grabInconsistentRead(t *testing.T) {
 			setInterleaveHook(old)
 			continue // it took nothing: harmless (the runtime reads again)
 		}
-		victim.runqhead.Store(head) // where the owner really is: 200 - 100 Gs queued
+		victim.runqhead.Store(at + head) // where the owner really is: 200 - 100 Gs queued
 		select {
 		case r = <-done:
 		case <-time.After(5 * time.Second):
-			t.Fatalf("runqgrab did not return within 5s after the victim's head moved to %d (%s queued, a consistent view): read the head and the tail again each time round"+kitHint(l01), head, kitCount(int(tail-head), "G"))
+			t.Fatalf("runqgrab did not return within 5s after the victim's head moved to %d (%s queued, a consistent view): read the head and the tail again each time round"+kitHint(l01), at+head, kitCount(int(tail-head), "G"))
 		}
 		setInterleaveHook(old)
 		want := (tail - head) - (tail-head)/2
 		if r.panic != nil || r.n != want {
-			t.Fatalf("runqgrab, first shown %s and then runqhead = %d, returned (%d, panic %v), want %d: n - n/2 of the %s really queued", view, head, r.n, r.panic, want, kitCount(int(tail-head), "G"))
+			t.Fatalf("runqgrab, first shown %s and then runqhead = %d, returned (%d, panic %v), want %d: n - n/2 of the %s really queued", view, at+head, r.n, r.panic, want, kitCount(int(tail-head), "G"))
 		}
 		for i := uint32(0); i < want; i++ {
-			if got := kitRawSlot(&thief.runq[i]).Load(); got == nil || got.goid != int64(head+i+1) {
-				t.Fatalf("runqgrab, after its inconsistent view was put right (head %d, tail %d), put %s in batch[%d], want G %d: take the Gs from the head you read last", head, tail, kitID(got), i, head+i+1)
+			if got := kitRawSlot(&thief.runq[i]).Load(); got == nil || got.goid != gb+int64(head+i+1) {
+				t.Fatalf("runqgrab, after its inconsistent view was put right (head %d, tail %d), put %s in batch[%d], want G %d: take the Gs from the head you read last", at+head, at+tail, kitID(got), i, gb+int64(head+i+1))
 			}
 		}
-		if got := victim.runqhead.Load(); got != head+want {
-			t.Fatalf("after runqgrab took %s from head %d, the victim's head is %d, want %d", kitCount(int(want), "G"), head, got, head+want)
+		if got := victim.runqhead.Load(); got != at+head+want {
+			t.Fatalf("after runqgrab took %s from head %d, the victim's head is %d, want %d", kitCount(int(want), "G"), at+head, got, at+head+want)
 		}
 	}
 }
@@ -377,7 +379,7 @@ func TestL01StealAndDrain(t *testing.T) {
 // TestL01ConcurrentSteal: one owner puts and gets while three thieves
 // steal, on real threads. Every G must come out exactly once.
 func TestL01ConcurrentSteal(t *testing.T) {
-	w := newL01StealWorld(50, 300, 0)
+	w := newL01StealWorld(50, 300, 0, rand.Uint32())
 	var wg sync.WaitGroup
 	for i := 1; i <= 3; i++ {
 		wg.Add(1)
@@ -406,15 +408,17 @@ func TestL01ControlledSteal(t *testing.T) {
 		walk := l01Walks[(seed-1)%uint64(len(l01Walks))]
 		// 600 of the real test's 15,000 Gs, numbered from anywhere in
 		// its range: no G's ID tells the two apart.
-		base := int64(rand.New(rand.NewPCG(seed, 0)).IntN(50*300 - 600))
-		w := newL01StealWorld(2, 300, base)
+		rng := rand.New(rand.NewPCG(seed, 0))
+		base := int64(rng.IntN(50*300 - 600))
+		ringAt := rng.Uint32() // a ring's counters are anywhere, as on a busy P
+		w := newL01StealWorld(2, 300, base, ringAt)
 		err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2), "thief 3", w.thief(3))
 		var msg string
 		if err == nil { // else a thread may still run: read nothing
 			msg = w.verdict()
 		}
 		if err == nil && msg == "" {
-			r := newL01RefillWorld(300, base)
+			r := newL01RefillWorld(300, base, ringAt)
 			err = kitInterleaveWalk(seed, walk, "the owner", r.owner, "the thief", r.thief)
 			if err == nil {
 				msg = r.verdict()
@@ -451,8 +455,12 @@ type l01StealWorld struct {
 	base, put        int64 // the Gs are G base+1 to G base+put
 }
 
-func newL01StealWorld(rounds, perRound int, base int64) *l01StealWorld {
-	return &l01StealWorld{sched: kitSched(4, Config{}), rounds: rounds, perRound: perRound, dup: make(chan string, 1), base: base}
+// newL01StealWorld's rings start at ringAt (kitRingsAt): a ring's counters
+// only grow, so on a real scheduler they are anywhere.
+func newL01StealWorld(rounds, perRound int, base int64, ringAt uint32) *l01StealWorld {
+	sched := kitSched(4, Config{})
+	kitRingsAt(sched, ringAt)
+	return &l01StealWorld{sched: sched, rounds: rounds, perRound: perRound, dup: make(chan string, 1), base: base}
 }
 
 func (w *l01StealWorld) take(gp *g, who string) {
@@ -529,7 +537,7 @@ func (w *l01StealWorld) verdict() string {
 // correct file has failed either.
 func l01refillRace(t *testing.T) {
 	t.Helper()
-	w := newL01RefillWorld(3000, 0)
+	w := newL01RefillWorld(3000, 0, rand.Uint32())
 	go w.thief()
 	w.owner()
 	if msg := w.verdict(); msg != "" {
@@ -549,8 +557,9 @@ type l01RefillWorld struct {
 	dup    atomic.Pointer[string]
 }
 
-func newL01RefillWorld(steals int, base int64) *l01RefillWorld {
+func newL01RefillWorld(steals int, base int64, ringAt uint32) *l01RefillWorld {
 	w := &l01RefillWorld{sched: kitSched(2, Config{}), steals: steals, first: base + 1, next: base + 1}
+	kitRingsAt(w.sched, ringAt)
 	for range 256 {
 		w.put()
 	}

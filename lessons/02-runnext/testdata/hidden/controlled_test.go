@@ -67,7 +67,9 @@ func newL02StealWorld(seed uint64, n int) *l02StealWorld {
 	for i := range int32(3) {
 		l02RunningP(sched, i)
 	}
-	return &l02StealWorld{sched: sched, n: n, gs: kitGs(sched, 2, n), problem: make(chan string, 1), rng: rand.New(rand.NewPCG(seed, 2))}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	kitRingsAt(sched, rng.Uint32()) // a ring's counters are anywhere, as on a busy P
+	return &l02StealWorld{sched: sched, n: n, gs: kitGs(sched, 2, n), problem: make(chan string, 1), rng: rng}
 }
 
 // l02RunningP makes P id running under an M of its own, in the scheduler

@@ -202,6 +202,7 @@ func TestL02Interleavings(t *testing.T) {
 // l02RunScenario runs sc once and says what went wrong, or "".
 func l02RunScenario(sc l02Scenario, seed uint64, depth int) string {
 	sched := kitSched(2, Config{})
+	kitRingsAt(sched, kitRingBase)
 	owner, thief := sched.allp[0], sched.allp[1]
 	gs := kitScenarioGs(sched, 1, sc.gs)
 	sc.setup(owner, gs)

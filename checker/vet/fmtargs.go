@@ -1,0 +1,82 @@
+package vet
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// Rule 16, fmt-args: a lesson file gives fmt's functions plain values only
+// (numbers, strings, booleans, and slices, arrays or maps of them), and
+// only calls them, never keeps them as func values. fmt prints anything
+// else whole, by reflection: the fields the lesson does not list too. A
+// twenty-first red team's file printed &pp.sched.cfg, read the P count,
+// the seed and which Usleep the tests had installed, and so told a
+// controlled run from a real one. A correct file prints the fields it
+// needs (a G's goid, a count, a status's name) for a panic's message.
+//
+// fmt is the one reader by reflection a lesson file may import (reflect
+// may not be); an interface value is refused too, as it may hold anything.
+func (c *fileCheck) fmtArgs() {
+	direct := map[ast.Expr]bool{} // the Fun of every call of a fmt function
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || !c.isFmtFunc(call.Fun) {
+			return true
+		}
+		direct[ast.Unparen(call.Fun)] = true
+		for _, arg := range call.Args {
+			if t := c.info.TypeOf(arg); t != nil && !plain(t, 0) {
+				c.report(arg.Pos(), RuleFmtArgs, "gives %s (%s) to fmt, which would print it whole by reflection, fields the lesson does not list too; give fmt only numbers, strings and booleans (a G's goid, a count)",
+					types.ExprString(arg), types.TypeString(t, func(p *types.Package) string { return p.Name() }))
+			}
+		}
+		return true
+	})
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		e, ok := n.(ast.Expr)
+		switch {
+		case !ok:
+			return true
+		case direct[e]:
+			return false // the Sprint of a call fmt.Sprint(...) is no func value
+		case c.isFmtFunc(e):
+			c.report(e.Pos(), RuleFmtArgs, "keeps %s as a func value: call fmt's functions directly, with numbers, strings and booleans", types.ExprString(e))
+			return false
+		}
+		return true
+	})
+}
+
+// isFmtFunc reports whether e names a function or method of package fmt.
+func (c *fileCheck) isFmtFunc(e ast.Expr) bool {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		id = e.Sel
+	default:
+		return false
+	}
+	fn, ok := c.info.Uses[id].(*types.Func)
+	return ok && fn.Pkg() != nil && fn.Pkg().Path() == "fmt"
+}
+
+// plain reports whether fmt prints a value of type t without reaching
+// through a pointer, an interface or a struct.
+func plain(t types.Type, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Basic:
+		return u.Kind() != types.UnsafePointer && u.Kind() != types.UntypedNil
+	case *types.Slice:
+		return plain(u.Elem(), depth+1)
+	case *types.Array:
+		return plain(u.Elem(), depth+1)
+	case *types.Map:
+		return plain(u.Key(), depth+1) && plain(u.Elem(), depth+1)
+	}
+	return false
+}
