@@ -322,6 +322,28 @@ func TestFindSkipsToolsDirectories(t *testing.T) {
 	assert.Empty(t, problem)
 }
 
+// TestFindLooksInTheArchivesFolder: a workspace zipped as the folder it
+// was in (zip -r frank.zip target) is graded, whatever that folder's name:
+// it is the archive's, not a tools directory of the workspace (a
+// twenty-first red team's honest workspaces in target/ and vendor/ were
+// graded 0). Beside another folder, vendor/ is still skipped.
+func TestFindLooksInTheArchivesFolder(t *testing.T) {
+	dir := t.TempDir()
+	workspace(t, filepath.Join(dir, "src"), nil)
+	class := filepath.Join(dir, "class")
+	require.NoError(t, os.MkdirAll(class, 0o755))
+	writeZip(t, filepath.Join(class, "frank.zip"), dirEntries(t, filepath.Join(dir, "src"), "target/"))
+	writeZip(t, filepath.Join(class, "gina.zip"), append(dirEntries(t, filepath.Join(dir, "src"), "vendor/"), archived{name: "__MACOSX/vendor/._runq.go", data: []byte{0}}))
+	writeZip(t, filepath.Join(class, "hana.zip"), append(dirEntries(t, filepath.Join(dir, "src"), "vendor/"), archived{name: "notes.txt", data: []byte("hi")}))
+	subs := find(t, finder(), class)
+	for _, name := range []string{"frank", "gina"} {
+		_, problem := subs[name].File("runq.go")
+		assert.Empty(t, problem, name)
+	}
+	_, problem := subs["hana"].File("runq.go")
+	assert.Contains(t, problem, "holds none of the lesson files")
+}
+
 func TestFindErrors(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.txt"), nil, 0o644))

@@ -159,8 +159,9 @@ func (t *tree) root(lessonFiles []string) (string, string) {
 	}
 	var marked, withLesson, withMod []string
 	seen := map[string]bool{}
+	wrap := t.wrapper()
 	for name, e := range t.entries {
-		if e.dir || hidden(name) {
+		if e.dir || hidden(strings.TrimPrefix(name, wrap)) {
 			continue
 		}
 		dir := path.Dir(name)
@@ -188,6 +189,32 @@ func (t *tree) root(lessonFiles []string) (string, string) {
 		return top[0], ""
 	}
 	return "", fmt.Sprintf("holds none of the lesson files (%s): is it a kata workspace?", listSome(lessonFiles, 3))
+}
+
+// wrapper is "target/" when every entry of t sits in one folder, target,
+// as in an archive made of a folder (zip -r frank.zip target): that
+// folder's name is the archive's, not a directory of the workspace, and
+// skipDir does not apply to it (a twenty-first red team's honest
+// workspace zipped in target/ or vendor/ was graded 0). macOS's
+// __MACOSX beside it does not count; version control's and kata's own
+// folders are never a wrapper.
+func (t *tree) wrapper() string {
+	top := ""
+	for name := range t.entries {
+		first, _, _ := strings.Cut(name, "/")
+		switch {
+		case first == "__MACOSX":
+		case top == "":
+			top = first
+		case first != top:
+			return ""
+		}
+	}
+	switch top {
+	case "", ".git", ".hg", ".svn", ".kata", "__MACOSX":
+		return ""
+	}
+	return top + "/"
 }
 
 // hidden reports whether name is inside a directory root never looks in

@@ -720,6 +720,10 @@ func runqputtail(`)
 `) + "\nfunc show[T any](x T) string { return fmt.Sprint(x) }\n"
 		}, want: []string{"fmt-args:gives &pp.sched.cfg (*sched.config) to fmt", "fmt-args:gives pp (*sched.p) to fmt", "fmt-args:gives any(pp.sched) (any) to fmt",
 			"fmt-args:keeps fmt.Sprint as a func value", "fmt-args:gives x (T) to fmt"}},
+		// A twenty-first red team's: a range value copies a slot (over a
+		// slice or an array pointer), a read with no scheduling point.
+		{name: "a range value that copies the ring's slots", file: "runq.go", src: at(putTail, "\tfor _, s := range pp.runq[:1] {\n\t\t_ = &s\n\t}\n\tfor _, s := range &pp.runq {\n\t\t_ = &s\n\t}\n\tfor i := range pp.runq[:1] {\n\t\t_ = pp.runq[i].Load()\n\t}\n\tfor _, _ = range pp.runq[:1] {\n\t}")(runq),
+			want: []string{"atomic:s copies each element of pp.runq[:1], which holds atomicRingSlot", "atomic:s copies each element of &pp.runq, which holds atomicRingSlot"}},
 		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
 			want: []string{"atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sync/atomic.Uint32"}},
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
