@@ -124,8 +124,8 @@ var kitRingBase = rand.Uint32()
 func kitRingsAt(sched *schedt, at uint32) {
 	for _, pp := range sched.allp {
 		pos := at + uint32(pp.id)*2654435769
-		kitRawRing(&pp.runqhead).Store(pos)
-		kitRawRing(&pp.runqtail).Store(pos)
+		pp.runqhead.Store(pos)
+		pp.runqtail.Store(pos)
 	}
 }
 
