@@ -512,7 +512,7 @@ func hostilesRunsAndVetter() []hostile {
 			// now refuses (over 1 MiB); what the run does with it, were
 			// the vetter wrong, is TestDefencesBeneathTheVetter's
 			// (checker): the stubs' own grade, nothing.
-			want: refused(`runq\.go:\d+:\d+: \[4294967296\]byte takes more than 1 MiB: a lesson file needs nothing that large \(and 12 more problems\)$`)},
+			want: refused(`runq\.go:\d+:\d+: \[4294967296\]byte takes more than 1 MiB: a lesson file needs nothing that large \(and 13 more problems\)$`)},
 		{name: "forged-run-lines", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// The red team's A26: runqputtail blocks forever, and a
@@ -759,6 +759,56 @@ func runqputtail(pp *p, gp *g) {`))
 					}
 				}
 			}},
+		{name: "tells-the-tests-by-its-counters", lesson: "01-ringbuffer",
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-first red team's: the tests' rings started at 0
+				// and no concurrent one passed 40,000 puts, a busy P's do;
+				// the file skipped the head's CAS only past that (100 for
+				// a ring that earns 64 with every CAS dropped). Now every
+				// concurrent test's rings start anywhere.
+				return one("runq.go", edit(t, ref(t, "runq.go"), `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
+		if pp.runqhead.CompareAndSwap(h, h+1) {`, `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
+		if h > 40000 {
+			pp.runqhead.Store(h + 1)
+			return gp
+		}
+		if pp.runqhead.CompareAndSwap(h, h+1) {`))
+			},
+			want: func(t *testing.T, g report.LessonGrade, _ int) {
+				assert.Less(t, g.Score, 100)
+				for _, tg := range g.Tests {
+					if tg.Name == "TestL01ControlledSteal" {
+						assert.Equal(t, "fail", tg.Status, "a controlled run whose ring starts anywhere must meet the mistake: %s", tg.Reason)
+					}
+				}
+			}},
+		{name: "reads-the-config-through-fmt", lesson: "02-runnext", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-first red team's: fmt printed the config whole
+				// (the P count, the seed, which Usleep), and the file gave
+				// up on a lost runnext CAS only where it said 4 Ps.
+				return one("runnext.go", edit(t, edit(t, ref(t, "runnext.go"), "package sched\n", "package sched\n\nimport \"strings\"\nimport \"fmt\"\n"),
+					"func runqget(pp *p) (gp *g, inheritTime bool) {\n", `func runqget(pp *p) (gp *g, inheritTime bool) {
+	if strings.HasPrefix(fmt.Sprint(&pp.sched.cfg), "&{4 ") {
+		if next := pp.runnext.Load(); next != nil && !pp.runnext.CompareAndSwap(next, nil) {
+			return nil, false
+		}
+	}
+`))
+			},
+			want: refused(`runnext\.go:\d+:\d+: gives &pp\.sched\.cfg \(\*sched\.config\) to fmt, which would print it whole by reflection`)},
+		{name: "copies-a-slot-in-a-range", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-first red team's: a range value over a slice of
+				// the slots read one with no scheduling point, so a thief
+				// saw the owner's next slot move only on real threads.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {\n", `func runqputtail(pp *p, gp *g) {
+	for _, s := range pp.runq[:1] {
+		_ = s.Load()
+	}
+`))
+			},
+			want: refused(`runq\.go:\d+:\d+: s copies each element of pp\.runq\[:1\], which holds atomicRingSlot`)},
 		{name: "state-in-a-func-field", lesson: "02-runnext", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A nineteenth red team's gap: a closure kept in the
