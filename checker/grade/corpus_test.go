@@ -743,22 +743,9 @@ func runqputtail(pp *p, gp *g) {`))
 				// the file skipped the head's CAS only for a G past 300 (90
 				// for a ring that earns 78). Now a controlled run of the
 				// real test's own world meets it.
-				return one("runq.go", edit(t, ref(t, "runq.go"), `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
-		if pp.runqhead.CompareAndSwap(h, h+1) {`, `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
-		if gp != nil && gp.goid > 300 {
-			pp.runqhead.Store(h + 1)
-			return gp
-		}
-		if pp.runqhead.CompareAndSwap(h, h+1) {`))
+				return one("runq.go", headStoredWhen(t, "gp != nil && gp.goid > 300"))
 			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				assert.Less(t, g.Score, 100)
-				for _, tg := range g.Tests {
-					if tg.Name == "TestL01ControlledSteal" {
-						assert.Equal(t, "fail", tg.Status, "a controlled run of the real test's world must meet the mistake: %s", tg.Reason)
-					}
-				}
-			}},
+			want: failsControlledSteal("a controlled run of the real test's world must meet the mistake")},
 		{name: "tells-the-tests-by-its-counters", lesson: "01-ringbuffer",
 			files: func(t testing.TB) map[string][]byte {
 				// A twenty-first red team's: the tests' rings started at 0
@@ -766,22 +753,9 @@ func runqputtail(pp *p, gp *g) {`))
 				// the file skipped the head's CAS only past that (100 for
 				// a ring that earns 64 with every CAS dropped). Now every
 				// concurrent test's rings start anywhere.
-				return one("runq.go", edit(t, ref(t, "runq.go"), `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
-		if pp.runqhead.CompareAndSwap(h, h+1) {`, `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
-		if h > 40000 {
-			pp.runqhead.Store(h + 1)
-			return gp
-		}
-		if pp.runqhead.CompareAndSwap(h, h+1) {`))
+				return one("runq.go", headStoredWhen(t, "h > 40000"))
 			},
-			want: func(t *testing.T, g report.LessonGrade, _ int) {
-				assert.Less(t, g.Score, 100)
-				for _, tg := range g.Tests {
-					if tg.Name == "TestL01ControlledSteal" {
-						assert.Equal(t, "fail", tg.Status, "a controlled run whose ring starts anywhere must meet the mistake: %s", tg.Reason)
-					}
-				}
-			}},
+			want: failsControlledSteal("a controlled run whose ring starts anywhere must meet the mistake")},
 		{name: "reads-the-config-through-fmt", lesson: "02-runnext", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A twenty-first red team's: fmt printed the config whole
@@ -1414,4 +1388,30 @@ func runqputtail(pp *p, gp *g) {
 	}
 	panic("a flood of fake race lines")
 `)
+}
+
+// headStoredWhen is lesson 01's reference with one mistake behind a tell:
+// runqgethead advances the head with a plain Store, not its CAS, when
+// cond holds (a Go condition over h and gp).
+func headStoredWhen(t testing.TB, cond string) []byte {
+	return edit(t, ref(t, "runq.go"), `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
+		if pp.runqhead.CompareAndSwap(h, h+1) {`, `		gp := pp.runq[h%uint32(len(pp.runq))].Load()
+		if `+cond+` {
+			pp.runqhead.Store(h + 1)
+			return gp
+		}
+		if pp.runqhead.CompareAndSwap(h, h+1) {`)
+}
+
+// failsControlledSteal wants a grade under full marks whose
+// TestL01ControlledSteal failed: why says what that test must meet.
+func failsControlledSteal(why string) func(t *testing.T, g report.LessonGrade, _ int) {
+	return func(t *testing.T, g report.LessonGrade, _ int) {
+		assert.Less(t, g.Score, 100)
+		for _, tg := range g.Tests {
+			if tg.Name == "TestL01ControlledSteal" {
+				assert.Equal(t, "fail", tg.Status, "%s: %s", why, tg.Reason)
+			}
+		}
+	}
 }
