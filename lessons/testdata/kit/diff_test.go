@@ -59,15 +59,16 @@ type kitPState struct {
 // kitStale is the ID of the stale G left in the slots of P p's ring.
 func kitStale(p int) int64 { return 100000 + int64(p) }
 
-// kitGName names a G for a learner: its ID, or what a stale one is.
+// kitGName names a G for a learner: its name (kitPlace), or what a stale
+// one is.
 func kitGName(gp *g) string {
 	if gp == nil {
 		return "nil"
 	}
-	if gp.goid >= 100000 && gp.goid < 200000 {
-		return fmt.Sprintf("G %d (a stale G left in P%d's ring, outside runqhead..runqtail)", gp.goid, gp.goid-100000)
+	if id := kitPlace(gp); id >= 100000 && id < 200000 {
+		return fmt.Sprintf("G %d (a stale G left in P%d's ring, outside runqhead..runqtail)", id, id-100000)
 	}
-	return fmt.Sprintf("G %d", gp.goid)
+	return fmt.Sprintf("G %d", kitPlace(gp))
 }
 
 // kitGList names a list of Gs: [G 3 G 4].
@@ -131,22 +132,60 @@ type kitWorld struct {
 	ps      []*p                         // every P built, those procresize destroys included
 	extra   func(w *kitWorld, o *kitObs) // kitState.Observe
 	nextG   int64                        // the next G an operation brings: 8000, 8001...
+	ids     *rand.Rand                   // draws the Gs' IDs (name)
+	names   map[int64]int64              // the name of the G of each ID, for the trace
 }
 
-// g returns G id of the world, made runnable if new.
+// g returns the world's G named id (G 1000 is P0's first), made runnable
+// if new. Messages and the trace name it by id (kitPlace); its ID is
+// drawn at random (see name).
 func (w *kitWorld) g(id int64) *g {
 	gp, ok := w.gs[id]
 	if !ok {
 		if gp, ok = w.pool[id]; ok {
-			*gp = g{sched: w.sched, goid: id}
+			*gp = g{sched: w.sched}
 			gp.atomicstatus.Store(_Grunnable)
 		} else {
-			gp = kitG(w.sched, id)
+			gp = kitG(w.sched, 0)
 			w.pool[id] = gp
 		}
+		w.name(gp, id)
 		w.gs[id] = gp
 	}
 	return gp
+}
+
+// name gives gp the name id and an ID of its own, drawn from 1 to 4,000
+// (the range the real runs' Gs have; more for a state of more Gs) by the
+// state's seed, so that the
+// reference's world and the learner's number their Gs alike. A state's
+// Gs are spread over the range, not numbered by where they start: a
+// twenty-first red team's file ran its mistakes only for Gs numbered
+// under 1000, which these never were.
+func (w *kitWorld) name(gp *g, id int64) {
+	span := 4000 + 2*int64(len(w.names)) // always half free: few draws
+	goid := 1 + w.ids.Int64N(span)
+	for _, taken := w.names[goid]; taken; _, taken = w.names[goid] {
+		goid = 1 + w.ids.Int64N(span)
+	}
+	gp.goid, gp.cell = goid, kitScenarioPlace(id)
+	w.names[goid] = id
+}
+
+// nameOf is the name of the world's G with ID goid, or goid.
+func (w *kitWorld) nameOf(goid int64) int64 {
+	if id, ok := w.names[goid]; ok {
+		return id
+	}
+	return goid
+}
+
+// byID returns the world's G with ID goid, or nil.
+func (w *kitWorld) byID(goid int64) *g {
+	if id, ok := w.names[goid]; ok {
+		return w.gs[id]
+	}
+	return nil
 }
 
 // newG returns a G no queue holds yet: the operations' G 8000, 8001...
@@ -157,11 +196,13 @@ func (w *kitWorld) newG() *g {
 
 // kitBuild builds st, with Gs of the pool.
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
-	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace, extra: st.Observe}
+	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace, extra: st.Observe,
+		ids: rand.New(rand.NewPCG(st.Seed, 0x67696473)), names: map[int64]int64{}}
 	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
 		Nanotime: func() int64 { return 1e9 }, Usleep: func(us int64) { w.usleeps = append(w.usleeps, us) },
 		Trace: func(ev Event) {
 			if w.tracing {
+				ev.G = w.nameOf(ev.G) // the trace names Gs as the state does
 				w.events = append(w.events, ev)
 			}
 		}}
@@ -171,6 +212,7 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 		pp := w.sched.allp[i]
 		if ps.Running {
 			kitRunningP(w.sched, int32(i))
+			w.name(pp.m.Load().curg.Load(), 1000000+int64(i))
 		} else if ps.Syscall {
 			kitTakeP(w.sched, int32(i))
 			pp.status.Store(_Psyscall)
@@ -217,7 +259,7 @@ func (v kitVal) key() string {
 		if gp == nil {
 			b = append(b, 'n')
 		} else {
-			b = strconv.AppendInt(b, gp.goid, 10)
+			b = strconv.AppendInt(b, kitPlace(gp), 10)
 		}
 		b = append(b, ',')
 	}
@@ -257,7 +299,7 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	sched := w.sched
 	list := func(gs []*g, text string) kitVal {
 		if unordered {
-			slices.SortFunc(gs, func(a, b *g) int { return cmp.Compare(a.goid, b.goid) })
+			slices.SortFunc(gs, func(a, b *g) int { return cmp.Compare(kitPlace(a), kitPlace(b)) })
 		}
 		return kitVal{gs: gs, list: true, sorted: unordered, text: text}
 	}

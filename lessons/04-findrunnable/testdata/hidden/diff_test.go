@@ -201,7 +201,7 @@ func l04dDo(sides map[*kitWorld]*l04dSide, w *kitWorld, op kitOp, ref bool) stri
 			}
 			if ev.Kind != EvSpinStart && ev.Kind != EvSpinStop {
 				ev.When -= l04dT0
-				s.trace = append(s.trace, fmt.Sprintf("{%s G %d P %d M %d Arg %d N %d at T+%d}", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N, ev.When))
+				s.trace = append(s.trace, fmt.Sprintf("{%s G %d P %d M %d Arg %d N %d at T+%d}", ev.Kind, w.nameOf(ev.G), ev.P, ev.M, ev.Arg, ev.N, ev.When))
 			}
 		}
 	case "schedtick":
@@ -407,7 +407,7 @@ func l04dObserve(sides map[*kitWorld]*l04dSide, w *kitWorld, o *kitObs) {
 		lastpoll, sched.pollUntil.Load(), pollnote, waits, time.Duration(s.now-l04dT0))
 	var timers []string
 	for _, tm := range sched.timers {
-		timers = append(timers, fmt.Sprintf("G %d at T+%v", tm.gp.goid, time.Duration(tm.when-l04dT0)))
+		timers = append(timers, fmt.Sprintf("G %d at T+%v", kitPlace(tm.gp), time.Duration(tm.when-l04dT0)))
 	}
 	next := "0 (none)"
 	if w := sched.timer0When.Load(); w != 0 {

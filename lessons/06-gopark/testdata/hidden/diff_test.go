@@ -131,17 +131,17 @@ func l06SideOf(sides map[*kitWorld]*l06Side, w *kitWorld) *l06Side {
 	}
 	if trace := sched.trace; trace != nil {
 		sched.trace = func(ev Event) {
-			gp := w.gs[ev.G]
+			gp := w.byID(ev.G)
 			switch {
 			case gp == nil:
 			case ev.Kind == EvGoPark:
 				// "Before anything else": still running, on its M.
-				s.unparks = append(s.unparks, fmt.Sprintf("GoPark: G %d was %s, gp.m %s", ev.G, gStatusString(readgstatus(gp)), l06MName(gp.m)))
+				s.unparks = append(s.unparks, fmt.Sprintf("GoPark: G %d was %s, gp.m %s", kitPlace(gp), gStatusString(readgstatus(gp)), l06MName(gp.m)))
 			case ev.Kind == EvGoUnpark && s.op == "gopark":
 				// A declined park: whether the G is already _Grunnable is free.
-				s.unparks = append(s.unparks, fmt.Sprintf("GoUnpark: G %d was %s", ev.G, l06Where(sched, gp)))
+				s.unparks = append(s.unparks, fmt.Sprintf("GoUnpark: G %d was %s", kitPlace(gp), l06Where(sched, gp)))
 			case ev.Kind == EvGoUnpark:
-				s.unparks = append(s.unparks, fmt.Sprintf("GoUnpark: G %d was %s and %s", ev.G, gStatusString(readgstatus(gp)), l06Where(sched, gp)))
+				s.unparks = append(s.unparks, fmt.Sprintf("GoUnpark: G %d was %s and %s", kitPlace(gp), gStatusString(readgstatus(gp)), l06Where(sched, gp)))
 			}
 			trace(ev)
 		}

@@ -432,7 +432,7 @@ func l07dObserve(w *l07dWorld, o *kitObs) {
 		}
 		o.addf(fmt.Sprintf("P%d's M", i), "%s", mid)
 		if gp := w.curgs[i]; gp != nil {
-			o.addf(fmt.Sprintf("G %d's preempt flag", gp.goid), "%v", gp.preempt.Load())
+			o.addf(fmt.Sprintf("G %d's preempt flag", kitPlace(gp)), "%v", gp.preempt.Load())
 		}
 	}
 	allpLock := "not held"

@@ -138,11 +138,11 @@ func l08Runs(sched *schedt) []string {
 	var runs [][]int64
 	owner := func(id int64) int64 { return min(id/1000, 9) }
 	for gp := sched.runq.head; gp != nil && len(runs) < 10000; gp = gp.schedlink {
-		if n := len(runs); n > 0 && owner(runs[n-1][0]) == owner(gp.goid) {
-			runs[n-1] = append(runs[n-1], gp.goid)
+		if n := len(runs); n > 0 && owner(runs[n-1][0]) == owner(kitPlace(gp)) {
+			runs[n-1] = append(runs[n-1], kitPlace(gp))
 			continue
 		}
-		runs = append(runs, []int64{gp.goid})
+		runs = append(runs, []int64{kitPlace(gp)})
 	}
 	var out []string
 	for _, r := range runs {
