@@ -404,33 +404,42 @@ func TestL01ConcurrentSteal(t *testing.T) {
 // IDs, how full the ring is, how often its head moves), and here a
 // mistake meets thousands of switches.
 func TestL01ControlledSteal(t *testing.T) {
-	for _, seed := range kitSeeds(uint64(len(l01Walks))) {
-		walk := l01Walks[(seed-1)%uint64(len(l01Walks))]
-		// 600 of the real test's 15,000 Gs, numbered from anywhere in
-		// its range: no G's ID tells the two apart.
-		rng := rand.New(rand.NewPCG(seed, 0))
-		base := int64(rng.IntN(50*300 - 600))
-		ringAt := rng.Uint32() // a ring's counters are anywhere, as on a busy P
-		w := newL01StealWorld(2, 300, base, ringAt)
-		err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2), "thief 3", w.thief(3))
-		var msg string
-		if err == nil { // else a thread may still run: read nothing
-			msg = w.verdict()
-		}
-		if err == nil && msg == "" {
-			r := newL01RefillWorld(300, base, ringAt)
-			err = kitInterleaveWalk(seed, walk, "the owner", r.owner, "the thief", r.thief)
-			if err == nil {
-				msg = r.verdict()
-			}
-		}
-		if err != nil {
-			msg = err.Error()
-		}
-		if msg != "" {
-			t.Fatalf("%s (switched at random at one in %.0f atomic operations)%s", msg, 1/walk, kitReplay(t, l01, seed))
+	seeds := kitSeeds(uint64(len(l01Walks)))
+	// The seeds' runs go side by side, each with its own controller.
+	if msg := kitEach(len(seeds), func(i int) string { return l01ControlledSteal(t, seeds[i]) }); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// l01ControlledSteal runs TestL01ControlledSteal's worlds with one seed
+// and says what went wrong, or "".
+func l01ControlledSteal(t *testing.T, seed uint64) string {
+	walk := l01Walks[(seed-1)%uint64(len(l01Walks))]
+	// 600 of the real test's 15,000 Gs, numbered from anywhere in
+	// its range: no G's ID tells the two apart.
+	rng := rand.New(rand.NewPCG(seed, 0))
+	base := int64(rng.IntN(50*300 - 600))
+	ringAt := rng.Uint32() // a ring's counters are anywhere, as on a busy P
+	w := newL01StealWorld(2, 300, base, ringAt)
+	err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2), "thief 3", w.thief(3))
+	var msg string
+	if err == nil { // else a thread may still run: read nothing
+		msg = w.verdict()
+	}
+	if err == nil && msg == "" {
+		r := newL01RefillWorld(300, base, ringAt)
+		err = kitInterleaveWalk(seed, walk, "the owner", r.owner, "the thief", r.thief)
+		if err == nil {
+			msg = r.verdict()
 		}
 	}
+	if err != nil {
+		msg = err.Error()
+	}
+	if msg != "" {
+		return fmt.Sprintf("%s (switched at random at one in %.0f atomic operations)%s", msg, 1/walk, kitReplay(t, l01, seed))
+	}
+	return ""
 }
 
 // l01Walks are the chances of a switch at each point, by seed: often,

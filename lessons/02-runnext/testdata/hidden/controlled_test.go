@@ -20,21 +20,30 @@ import (
 )
 
 func TestL02ControlledSteal(t *testing.T) {
-	for _, seed := range kitSeeds(uint64(len(l02Walks))) {
-		walk := l02Walks[(seed-1)%uint64(len(l02Walks))]
-		w := newL02StealWorld(seed, 2000)
-		err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2))
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		} else { // else a thread may still run: read nothing
-			msg = w.verdict()
-		}
-		if msg != "" {
-			t.Fatalf("P 0's owner put %s, a few at a time (each with next=true or false at random), running its Gs after each few, while two thieves ran runqsteal(stealRunNextG=true) on it: %s (switched at random at one in %.0f atomic operations)%s",
-				kitCount(w.n, "G"), msg, 1/walk, kitReplay(t, l02, seed))
-		}
+	seeds := kitSeeds(uint64(len(l02Walks)))
+	// The seeds' runs go side by side, each with its own controller.
+	if msg := kitEach(len(seeds), func(i int) string { return l02ControlledSteal(t, seeds[i]) }); msg != "" {
+		t.Fatal(msg)
 	}
+}
+
+// l02ControlledSteal runs TestL02ControlledSteal's world with one seed and
+// says what went wrong, or "".
+func l02ControlledSteal(t *testing.T, seed uint64) string {
+	walk := l02Walks[(seed-1)%uint64(len(l02Walks))]
+	w := newL02StealWorld(seed, 2000)
+	err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2))
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	} else { // else a thread may still run: read nothing
+		msg = w.verdict()
+	}
+	if msg == "" {
+		return ""
+	}
+	return fmt.Sprintf("P 0's owner put %s, a few at a time (each with next=true or false at random), running its Gs after each few, while two thieves ran runqsteal(stealRunNextG=true) on it: %s (switched at random at one in %.0f atomic operations)%s",
+		kitCount(w.n, "G"), msg, 1/walk, kitReplay(t, l02, seed))
 }
 
 // l02Walks are the chances of a switch at each point, by seed: not more
