@@ -256,6 +256,16 @@ func kitEach(n int, check func(i int) string) string {
 	return msg
 }
 
+// kitEachSeed runs check for every seed of kitSeeds(n) side by side
+// (kitEach), and fails t with the message of the first seed that failed.
+func kitEachSeed(t *testing.T, n uint64, check func(seed uint64) string) {
+	t.Helper()
+	seeds := kitSeeds(n)
+	if msg := kitEach(len(seeds), func(i int) string { return check(seeds[i]) }); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
 // kitInterleave runs the named threads (name, fn, name, fn, ...) under the
 // controlled scheduler with the given seed, depth d and an estimate of the
 // steps the run takes (where the change points fall). It returns an error

@@ -404,11 +404,7 @@ func TestL01ConcurrentSteal(t *testing.T) {
 // IDs, how full the ring is, how often its head moves), and here a
 // mistake meets thousands of switches.
 func TestL01ControlledSteal(t *testing.T) {
-	seeds := kitSeeds(uint64(len(l01Walks)))
-	// The seeds' runs go side by side, each with its own controller.
-	if msg := kitEach(len(seeds), func(i int) string { return l01ControlledSteal(t, seeds[i]) }); msg != "" {
-		t.Fatal(msg)
-	}
+	kitEachSeed(t, uint64(len(l01Walks)), func(seed uint64) string { return l01ControlledSteal(t, seed) })
 }
 
 // l01ControlledSteal runs TestL01ControlledSteal's worlds with one seed

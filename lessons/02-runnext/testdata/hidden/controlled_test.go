@@ -20,11 +20,7 @@ import (
 )
 
 func TestL02ControlledSteal(t *testing.T) {
-	seeds := kitSeeds(uint64(len(l02Walks)))
-	// The seeds' runs go side by side, each with its own controller.
-	if msg := kitEach(len(seeds), func(i int) string { return l02ControlledSteal(t, seeds[i]) }); msg != "" {
-		t.Fatal(msg)
-	}
+	kitEachSeed(t, uint64(len(l02Walks)), func(seed uint64) string { return l02ControlledSteal(t, seed) })
 }
 
 // l02ControlledSteal runs TestL02ControlledSteal's world with one seed and
@@ -83,12 +79,8 @@ func newL02StealWorld(seed uint64, n int) *l02StealWorld {
 
 // l02RunningP makes P id running under an M of its own, in the scheduler
 // (no current G) as a thief's is when it steals.
-func l02RunningP(sched *schedt, id int32) *p {
-	pp := kitTakeP(sched, id)
-	mp := &m{sched: sched, id: int64(id)}
-	mp.park.init()
-	acquirep(mp, pp)
-	return pp
+func l02RunningP(sched *schedt, id int32) {
+	kitRunningP(sched, id).m.Load().curg.Store(nil)
 }
 
 func (w *l02StealWorld) report(msg string) {
