@@ -457,6 +457,9 @@ func kitOpName(op kitOp) string {
 	case "needspinning":
 		return "sched.needspinning = 1 (a wakep found no idle P)"
 	case "stalehint":
+		if op.K == 0 {
+			return "the global queue's emptiness hint is stale: sizeHint = 0 with Gs on the queue (another M's push, as a reader without sched.lock may see it)"
+		}
 		return fmt.Sprintf("the global queue's emptiness hint is stale: sizeHint = %d with the queue empty", op.K)
 	case "sleeper":
 		if op.Flag {

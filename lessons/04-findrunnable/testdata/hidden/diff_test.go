@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,7 +16,9 @@ import (
 // a system call, their rings empty, short, full or wrapped, runnext set or
 // not; the global queue empty, short or long; and, set up one step at a
 // time: schedtick a multiple of 61 or not, other Ms spinning, this M
-// already spinning, needspinning, a stale emptiness hint, Gs asleep on
+// already spinning, needspinning, a stale emptiness hint (the queue empty
+// and the hint not, or Gs queued and the hint still 0, as another M's
+// push looks to a reader without the lock), Gs asleep on
 // timers due or not, another M already waiting for timers, stop-the-world
 // pending, the trace on, and work that arrives while the thief backs off
 // before a runnext), findRunnable runs as the learner wrote it and as the
@@ -68,11 +71,14 @@ type l04dSide struct {
 // the steps that set up the rest, and one to three findRunnables. Each
 // state leans towards one part of findRunnable (the local and global
 // queues, stealing, giving up, timers, work arriving during a back-off),
-// with the other steps thrown in at random.
+// with the other steps thrown in at random; the seventh family queues Gs
+// behind a hint that still says empty, so that only the give-up's look
+// under the lock sees them, often with needspinning pending and the M
+// kept from spinning by the spinners already counted.
 func l04dGen(r *rand.Rand) (kitState, []kitOp) {
 	st := kitState{Seed: r.Uint64(), Debug: r.IntN(2) == 0, MinProcs: 1}
-	family := r.IntN(6)
-	if r.IntN(2) == 0 || family == 0 {
+	family := r.IntN(7)
+	if r.IntN(2) == 0 || family == 0 || family == 6 {
 		st.Global = kitGenGlobal(r, 300)
 	}
 	for i := range 1 + r.IntN(5) {
@@ -92,7 +98,7 @@ func l04dGen(r *rand.Rand) (kitState, []kitOp) {
 	if family != 0 || r.IntN(3) == 0 {
 		st.Ps[0].Ring, st.Ps[0].Next = nil, 0 // P0 looks elsewhere
 	}
-	if family >= 2 && r.IntN(2) == 0 {
+	if family >= 2 && family != 6 && r.IntN(2) == 0 {
 		st.Global = nil
 	}
 	var ops []kitOp
@@ -101,22 +107,24 @@ func l04dGen(r *rand.Rand) (kitState, []kitOp) {
 			ops = append(ops, op)
 		}
 	}
-	often := func(f int) int { // 1 in 2 in family f, else 1 in n
-		if family == f {
+	often := func(fs ...int) int { // 1 in 2 in the families fs, else 1 in 6
+		if slices.Contains(fs, family) {
 			return 2
 		}
 		return 6
 	}
 	add(2, kitOp{Kind: "trace"})
 	add(often(0), kitOp{Kind: "schedtick", At: uint32(61 * r.IntN(5))})
-	add(often(2), kitOp{Kind: "spinner"})
-	add(often(2), kitOp{Kind: "spinner"})
+	add(often(2, 6), kitOp{Kind: "spinner"})
+	add(often(2, 6), kitOp{Kind: "spinner"})
 	if len(st.Ps[0].Ring) == 0 && st.Ps[0].Next == 0 {
 		add(often(1), kitOp{Kind: "spinning"})
 	}
-	add(often(2), kitOp{Kind: "needspinning"})
+	add(often(2, 6), kitOp{Kind: "needspinning"})
 	if len(st.Global) == 0 {
 		add(often(5), kitOp{Kind: "stalehint", K: 1 + r.IntN(3)})
+	} else if family == 6 || r.IntN(8) == 0 {
+		ops = append(ops, kitOp{Kind: "stalehint", K: 0})
 	}
 	add(often(3), kitOp{Kind: "sleeper", Flag: r.IntN(3) == 0, At: uint32(1 + r.IntN(3))})
 	add(often(3), kitOp{Kind: "sleeper", Flag: r.IntN(3) == 0, At: uint32(1 + r.IntN(3))})

@@ -8,6 +8,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -144,11 +145,28 @@ func (w *l07DeepSleepWorld) final() (key, problem string) {
 // under sched.lock, which retake takes too, to count the M
 // (incidlelocked) and to hand P0 off (handoffp, startm).
 type l07RetakeWorld struct {
-	sched *schedt
-	pp    *p
-	mp    *m
-	ms    l07ms
-	n     uint32
+	sched  *schedt
+	pp     *p
+	mp     *m
+	ms     l07ms
+	n      uint32
+	events l07exEvents
+}
+
+// l07exEvents keeps the trace of an explored world's threads: each event's
+// kind and P, compared as a sorted list (which thread's event came first
+// is the schedule's, not the code's).
+type l07exEvents []string
+
+func (es *l07exEvents) record(ev Event) { *es = append(*es, fmt.Sprintf("%s P%d", ev.Kind, ev.P)) }
+
+func (es l07exEvents) String() string {
+	if len(es) == 0 {
+		return "no trace events"
+	}
+	sorted := slices.Clone(es)
+	slices.Sort(sorted)
+	return "trace events " + strings.Join(sorted, ", ")
 }
 
 func l07NewRetakeWorld(im l07Impl) kitStart {
@@ -157,7 +175,8 @@ func l07NewRetakeWorld(im l07Impl) kitStart {
 	runqputtail(pp, kitG(sched, 7))
 	w := &l07RetakeWorld{sched: sched, pp: pp, ms: l07idleMs(sched)}
 	w.mp = l07syscallM(sched, pp, 2000)
-	im.retake(sched, l07t0) // the first sighting
+	im.retake(sched, l07t0)       // the first sighting
+	sched.trace = w.events.record // from here on: a retake the M wins back emits nothing
 	return kitStart{
 		threads: []kitThread{
 			{"sysmon (retake)", func() { w.n = im.retake(sched, l07t0+l07tick) }},
@@ -177,7 +196,7 @@ func (w *l07RetakeWorld) final() (key, problem string) {
 		ps = append(ps, fmt.Sprintf("P%d %s, syscalltick %d, handed to %s", pp.id, pStatusString((*atomic.Uint32)(&pp.status).Load()),
 			(*atomic.Uint32)(&pp.syscalltick).Load(), l07mName(w.ms.handed(pp))))
 	}
-	key = fmt.Sprintf("retake returned %d, M 2000 holds P%d; %s; nmidlelocked %d", w.n, pidOf(w.mp.p), strings.Join(ps, "; "), idlelocked)
+	key = fmt.Sprintf("retake returned %d, M 2000 holds P%d; %s; nmidlelocked %d; %s", w.n, pidOf(w.mp.p), strings.Join(ps, "; "), idlelocked, w.events)
 	if w.mp.p == w.pp && w.n != 0 {
 		problem = fmt.Sprintf("M 2000 won P %d back (its CAS _Psyscall → _Pidle) and retake also took it (%s): two owners. Take the P only by CAS of its status from the _Psyscall you saw to _Pidle, and only if the CAS succeeds", w.pp.id, key)
 	}
