@@ -455,6 +455,12 @@ func (c *fileCheck) api(n *apiNamer) {
 			c.report(u.pos, RuleAPI, "uses %s, which is not in %s: %s", displayAPI(u.name), where, fix)
 		}
 	}
+	for _, u := range c.atomicWrites {
+		if !allowed(u.name) {
+			field := strings.TrimSuffix(u.name, ".write")
+			c.report(u.pos, RulePlainAtomic, "writes %s, a sync/atomic value (no scheduling point of the hidden tests), which %s does not list as written (%s): write only what the lesson's functions write", field, where, u.name)
+		}
+	}
 	c.structConversions(n, allowed, where)
 	c.mirroredStructs(n, allowed, where)
 	held, everything := n.heldTypes(lapi.Names)
@@ -772,9 +778,13 @@ func (v *Vetter) APIUses(name string, src []byte) ([]string, error) {
 	if p, ok := v.typesProblem([]string{name}, errs); ok {
 		return nil, fmt.Errorf("vet: %s", p)
 	}
-	c := &fileCheck{v: v, name: name, f: f, info: info}
+	c := &fileCheck{v: v, name: name, f: f, info: info, namer: newAPINamer(pkg)}
 	var out []string
-	for _, u := range apiUses(f, info, newAPINamer(pkg), c.inFile) {
+	for _, u := range apiUses(f, info, c.namer, c.inFile) {
+		out = append(out, u.name)
+	}
+	c.plainAtomics()
+	for _, u := range c.atomicWrites {
 		out = append(out, u.name)
 	}
 	slices.Sort(out)
@@ -792,8 +802,11 @@ func (v *Vetter) APINames() map[string]bool {
 	for _, name := range pkg.Scope().Names() {
 		out[name] = true
 	}
-	for _, name := range n.fields {
+	for field, name := range n.fields {
 		out[name] = true
+		if holdsSyncAtomic(field.Type()) {
+			out[name+".write"] = true // written with sync/atomic's methods (rule 17)
+		}
 	}
 	for _, methods := range n.methodNames(func(token.Pos) bool { return false }) {
 		for _, m := range methods {
@@ -858,4 +871,27 @@ func (n *apiNamer) outside(t types.Type, inFile func(token.Pos) bool, allowed fu
 		}
 		return "", true
 	})
+}
+
+// holdsSyncAtomic reports whether t is a sync/atomic type, or a slice or
+// array of them (pMask).
+func holdsSyncAtomic(t types.Type) bool {
+	for {
+		switch u := types.Unalias(t).(type) {
+		case *types.Named:
+			if u.Obj().Pkg() != nil && u.Obj().Pkg().Path() == "sync/atomic" {
+				return true
+			}
+			t = u.Underlying()
+			if _, isStruct := t.(*types.Struct); isStruct {
+				return false
+			}
+		case *types.Slice:
+			t = u.Elem()
+		case *types.Array:
+			t = u.Elem()
+		default:
+			return false
+		}
+	}
 }

@@ -134,6 +134,17 @@
 //     Usleep the tests installed) and so told a controlled run from a
 //     real one. fmt is the one reader by reflection a lesson file may
 //     import; an interface value is refused as it may hold anything.
+//     Fprint's writer is not printed: a *strings.Builder or *bytes.Buffer
+//     of the file's own may take the text; and a type parameter is as
+//     plain as every type its constraint allows.
+//  17. Uses sync/atomic's functions (atomic.AddInt64(&gp.goid, 1)), or
+//     writes with a sync/atomic method (Store, Add, And, Or, Swap,
+//     CompareAndSwap) a field of the reference's that the lesson's API
+//     does not list as written ("schedt.needspinning.write"), or memory
+//     the file cannot show it made itself (RulePlainAtomic). sync/atomic
+//     is no scheduling point of the hidden tests: a twenty-second red
+//     team's files met other threads there only on real CPUs, and so
+//     told the controlled runs from real ones (plainatomic.go).
 //
 // The vetter fails closed: a file it cannot read whole is not let through.
 //

@@ -24,8 +24,12 @@ func (c *fileCheck) fmtArgs() {
 			return true
 		}
 		direct[ast.Unparen(call.Fun)] = true
-		for _, arg := range call.Args {
-			if t := c.info.TypeOf(arg); t != nil && !plain(t, 0) {
+		for i, arg := range call.Args {
+			t := c.info.TypeOf(arg)
+			if i == 0 && c.printsTo(call) && builder(t) {
+				continue // Fprint's writer: written to, never printed
+			}
+			if t != nil && !plain(t, 0) {
 				c.report(arg.Pos(), RuleFmtArgs, "gives %s (%s) to fmt, which would print it whole by reflection, fields the lesson does not list too; give fmt only numbers, strings and booleans (a G's goid, a count)",
 					types.ExprString(arg), types.TypeString(t, func(p *types.Package) string { return p.Name() }))
 			}
@@ -62,11 +66,56 @@ func (c *fileCheck) isFmtFunc(e ast.Expr) bool {
 	return ok && fn.Pkg() != nil && fn.Pkg().Path() == "fmt"
 }
 
+// printsTo reports whether call is fmt's Fprint, Fprintf or Fprintln,
+// whose first argument is the writer the text goes to.
+func (c *fileCheck) printsTo(call *ast.CallExpr) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	switch id.Sel.Name {
+	case "Fprint", "Fprintf", "Fprintln":
+		return c.isFmtFunc(call.Fun)
+	}
+	return false
+}
+
+// builder reports whether t is *strings.Builder or *bytes.Buffer: a
+// writer of the file's own that fmt writes text into (the reference's
+// checkdead.go builds its message so), which reads nothing back.
+func builder(t types.Type) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	switch n.Obj().Pkg().Path() + "." + n.Obj().Name() {
+	case "strings.Builder", "bytes.Buffer":
+		return true
+	}
+	return false
+}
+
 // plain reports whether fmt prints a value of type t without reaching
 // through a pointer, an interface or a struct.
 func plain(t types.Type, depth int) bool {
 	if depth > 4 {
 		return false
+	}
+	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
+		// A type parameter is as plain as every type its constraint
+		// allows (describe[N ~uint32 | ~int64]); one that allows any
+		// type is not.
+		terms := constraintTerms(tp)
+		for _, term := range terms {
+			if !plain(term, depth+1) {
+				return false
+			}
+		}
+		return len(terms) > 0
 	}
 	switch u := types.Unalias(t).Underlying().(type) {
 	case *types.Basic:

@@ -20,6 +20,11 @@ type fileCheck struct {
 	info     *types.Info
 	problems []Problem
 	seen     map[token.Pos]bool // where a problem was found already
+	namer    *apiNamer
+
+	// atomicWrites are the reference's fields the file writes with a
+	// sync/atomic method ("schedt.needspinning.write"), for api to judge.
+	atomicWrites []apiUse
 
 	// What the rules work out of a type, once per type: a file may use
 	// one large type in many places, and walking it again at each would

@@ -23,31 +23,32 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 17
+const Version = 18
 
 // The rules, as Problem.Rule names them.
 const (
-	RuleImport      = "import"      // imports only from the allowlist
-	RuleInit        = "init"        // no init functions
-	RuleDirective   = "directive"   // no //go:, //line or // +build comments
-	RuleInitializer = "initializer" // no package-level variable initialised by a call
-	RuleGlobal      = "global"      // no package-level variable: no state of the file's own
-	RuleTestOnly    = "test-only"   // no name that only kata's tests declare
-	RuleReserved    = "reserved"    // no name of kata's harness (kata...), no predeclared name redeclared
-	RuleUnsafe      = "unsafe"      // unsafe.Pointer passed on, never converted
-	RuleAtomic      = "atomic"      // the course's atomics never converted (their scheduling points)
-	RuleSize        = "size"        // at most MaxFileSize bytes
-	RuleSyntax      = "syntax"      // go/parser reads it (see Problem.Unchecked)
-	RuleTypes       = "types"       // go/types accepts it (see Problem.Unchecked)
-	RuleGaveUp      = "gave-up"     // type-checked within a Remote's limits
-	RuleAPI         = "api"         // of the reference, only the lesson's API (Config.API)
-	RuleOwnership   = "ownership"   // methods only on the file's own types
-	RuleCollision   = "collision"   // no package-level name kata's tests declare
-	RuleLarge       = "large"       // no array or composite literal over 1 MiB
-	RuleGoroutine   = "goroutine"   // no code run on a goroutine or coroutine of the file's own
-	RuleClock       = "clock"       // no reading of the wall or monotonic clock
-	RuleFuncField   = "func-field"  // no func stored in the reference's structures but where its own file stores one
-	RuleFmtArgs     = "fmt-args"    // fmt given numbers, strings and booleans only (it prints anything else whole)
+	RuleImport      = "import"       // imports only from the allowlist
+	RuleInit        = "init"         // no init functions
+	RuleDirective   = "directive"    // no //go:, //line or // +build comments
+	RuleInitializer = "initializer"  // no package-level variable initialised by a call
+	RuleGlobal      = "global"       // no package-level variable: no state of the file's own
+	RuleTestOnly    = "test-only"    // no name that only kata's tests declare
+	RuleReserved    = "reserved"     // no name of kata's harness (kata...), no predeclared name redeclared
+	RuleUnsafe      = "unsafe"       // unsafe.Pointer passed on, never converted
+	RuleAtomic      = "atomic"       // the course's atomics never converted (their scheduling points)
+	RuleSize        = "size"         // at most MaxFileSize bytes
+	RuleSyntax      = "syntax"       // go/parser reads it (see Problem.Unchecked)
+	RuleTypes       = "types"        // go/types accepts it (see Problem.Unchecked)
+	RuleGaveUp      = "gave-up"      // type-checked within a Remote's limits
+	RuleAPI         = "api"          // of the reference, only the lesson's API (Config.API)
+	RuleOwnership   = "ownership"    // methods only on the file's own types
+	RuleCollision   = "collision"    // no package-level name kata's tests declare
+	RuleLarge       = "large"        // no array or composite literal over 1 MiB
+	RuleGoroutine   = "goroutine"    // no code run on a goroutine or coroutine of the file's own
+	RuleClock       = "clock"        // no reading of the wall or monotonic clock
+	RuleFuncField   = "func-field"   // no func stored in the reference's structures but where its own file stores one
+	RuleFmtArgs     = "fmt-args"     // fmt given numbers, strings and booleans only (it prints anything else whole)
+	RulePlainAtomic = "plain-atomic" // sync/atomic writes only the fields the lesson writes, or the file's own atomics
 )
 
 // MaxFileSize is the largest lesson file the vetter reads, in bytes: 256
@@ -515,7 +516,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 	namer := newAPINamer(pkg)
 
 	for _, name := range names {
-		c := &fileCheck{v: v, name: name, f: learner[name], info: info}
+		c := &fileCheck{v: v, name: name, f: learner[name], info: info, namer: namer}
 		c.imports()
 		c.inits()
 		c.directives()
@@ -529,6 +530,7 @@ func (v *Vetter) Sources(files map[string][]byte) ([]Problem, error) {
 		c.clocks()
 		c.funcFields()
 		c.fmtArgs()
+		c.plainAtomics()
 		c.atomicConversions()
 		c.largeValues()
 		c.api(namer)

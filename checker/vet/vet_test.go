@@ -363,7 +363,7 @@ func gopark(`)
 		{name: "an atomic converted to its sync/atomic type", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
 			want: []string{"24:6:atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sync/atomic.Uint32, past the scheduling point"}},
 		{name: "a generic atomic converted", file: "runq.go", src: at(putTail, "\tnext := (*atomic.Pointer[g])(&pp.runnext)\n\tnext.Store(nil)")(runq),
-			want: []string{"24:10:atomic:converts &pp.runnext (*sched.atomicPointer[sched.g]) to *sync/atomic.Pointer[sched.g]"}},
+			want: []string{"24:10:atomic:converts &pp.runnext (*sched.atomicPointer[sched.g]) to *sync/atomic.Pointer[sched.g]", "25:7:plain-atomic:writes next with sync/atomic's Store"}},
 		// A red team's: the scheduler's lock taken past its hooks.
 		{name: "the lock converted to *sync.Mutex", file: "runq.go",
 			src:  at(putTail, "\t(*sync.Mutex)(&pp.sched.lock).Lock()")(func(t testing.TB) string { return withImports(t, runq(t), `"sync"`) }),
@@ -720,6 +720,47 @@ func runqputtail(`)
 `) + "\nfunc show[T any](x T) string { return fmt.Sprint(x) }\n"
 		}, want: []string{"fmt-args:gives &pp.sched.cfg (*sched.config) to fmt", "fmt-args:gives pp (*sched.p) to fmt", "fmt-args:gives any(pp.sched) (any) to fmt",
 			"fmt-args:keeps fmt.Sprint as a func value", "fmt-args:gives x (T) to fmt"}},
+		// A twenty-second red team's correct files: a message built with
+		// Fprintf into a strings.Builder (as the reference's checkdead.go
+		// does), and a helper generic over integer types given to fmt.
+		{name: "fmt into a builder, and a generic number", file: "runnext.go", src: func(t testing.TB) string {
+			return edit(t, edit(t, ref(t, "runnext.go"), "package sched\n", "package sched\n\nimport (\n\t\"bytes\"\n\t\"fmt\"\n\t\"strings\"\n)\n"), "func runqgrabnext(pp *p) (next *g, retry bool) {\n", `func runqgrabnext(pp *p) (next *g, retry bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "P %d: ", pp.id)
+	fmt.Fprint(&b, describe(pp.runqtail.Load()))
+	var buf bytes.Buffer
+	fmt.Fprintln(&buf, b.String())
+`) + "\nfunc describe[N ~uint32 | ~int64](n N) string { return fmt.Sprint(n) }\n"
+		}},
+		// ... but the writer is no way round the rule, nor is a type
+		// parameter that allows a pointer.
+		{name: "fmt into the scheduler, or a generic pointer", file: "runnext.go", src: func(t testing.TB) string {
+			return edit(t, edit(t, ref(t, "runnext.go"), "package sched\n", "package sched\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n"), "func runqgrabnext(pp *p) (next *g, retry bool) {\n", `func runqgrabnext(pp *p) (next *g, retry bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v", pp)
+	_ = describe(pp)
+`) + "\nfunc describe[T ~uint32 | *p](x T) string { return fmt.Sprint(x) }\n"
+		}, want: []string{"fmt-args:gives pp (*sched.p) to fmt", "fmt-args:gives x (T) to fmt"}},
+		// A twenty-second red team's: sync/atomic's functions on a G's
+		// goid, and a lock of load-then-Or on a spare bit of idlepMask,
+		// which no controlled run splits; a correct file's own atomics
+		// and the fields its lesson writes are fine.
+		{name: "sync/atomic on the reference's memory", file: "spinning.go", src: func(t testing.TB) string {
+			return edit(t, edit(t, ref(t, "spinning.go"), "package sched\n", "package sched\n\nimport \"sync/atomic\"\n"), "\nfunc wakep(sched *schedt) {\n", `
+func wakep(sched *schedt) {
+	var gp g
+	atomic.AddInt64(&gp.goid, 1)
+	w := &sched.idlepMask[len(sched.idlepMask)-1]
+	w.Or(1 << 31)
+	sched.idlepMask[0].And(0)
+	sched.npidle.Add(1)
+	var own atomic.Int32
+	own.Add(1)
+	mine := make(pMask, 1)
+	mine[0].Store(1)
+	sched.needspinning.CompareAndSwap(1, 0)
+`)
+		}, want: []string{"plain-atomic:uses atomic.AddInt64", "plain-atomic:writes w with sync/atomic's Or", "plain-atomic:writes schedt.idlepMask, a sync/atomic value", "plain-atomic:writes schedt.npidle, a sync/atomic value"}},
 		// A twenty-first red team's: a range value copies a slot (over a
 		// slice or an array pointer), a read with no scheduling point.
 		{name: "a range value that copies the ring's slots", file: "runq.go", src: at(putTail, "\tfor _, s := range pp.runq[:1] {\n\t\t_ = &s\n\t}\n\tfor _, s := range &pp.runq {\n\t\t_ = &s\n\t}\n\tfor i := range pp.runq[:1] {\n\t\t_ = pp.runq[i].Load()\n\t}\n\tfor _, _ = range pp.runq[:1] {\n\t}")(runq),
