@@ -145,6 +145,9 @@ func (g *grading) batches() [][]string {
 	if weights == nil {
 		weights = g.r.timeouts
 	}
+	if g.r.failFast && g.r.processes <= 1 {
+		return [][]string{cheapFirst(g.remaining, weights)}
+	}
 	return shards(g.remaining, g.r.processes, weights)
 }
 

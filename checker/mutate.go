@@ -229,9 +229,11 @@ func (c *Checker) schemataRun(ctx context.Context, l *lessons.Lesson, f *mutate.
 			l.ID, base.Score, base.MaxScore, firstProblem(base))
 	}
 	loose = maps.Clone(r.timeouts)
+	r.weights = map[string]time.Duration{} // the cheap tests run first (cheapFirst)
 	for _, t := range base.Tests {
-		limit := time.Duration(t.Elapsed*10*float64(time.Second)) + mutantSlack
-		r.timeouts[t.Name] = min(r.timeouts[t.Name], limit)
+		took := time.Duration(t.Elapsed * float64(time.Second))
+		r.weights[t.Name] = took
+		r.timeouts[t.Name] = min(r.timeouts[t.Name], 10*took+mutantSlack)
 	}
 	r.failFast = true
 	return r, loose, cleanup, nil

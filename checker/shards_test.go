@@ -133,3 +133,14 @@ func TestTimingsWeighTheNextCheck(t *testing.T) {
 	assert.Nil(t, c.lastTimes("99-made-up", []string{"TestA", "TestE"}), "TestE was never timed")
 	assert.Nil(t, c.lastTimes("98-never-checked", []string{"TestA"}))
 }
+
+// TestCheapFirst: a fail-fast run starts with the tests that cost at most
+// a tenth of the heaviest, in the lesson's order; when all or none are
+// that cheap, it runs them all at once.
+func TestCheapFirst(t *testing.T) {
+	ms := time.Millisecond
+	w := map[string]time.Duration{"Explore": 3250 * ms, "FIFO": 110 * ms, "Differential": 700 * ms, "DrainEdges": 10 * ms, "Controlled": 790 * ms}
+	assert.Equal(t, []string{"FIFO", "DrainEdges"}, cheapFirst([]string{"Explore", "FIFO", "Differential", "DrainEdges", "Controlled"}, w))
+	assert.Equal(t, []string{"Explore", "Differential"}, cheapFirst([]string{"Explore", "Differential"}, w), "none cheap: all")
+	assert.Equal(t, []string{"FIFO", "DrainEdges"}, cheapFirst([]string{"FIFO", "DrainEdges"}, map[string]time.Duration{}), "no weights: all")
+}
