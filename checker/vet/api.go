@@ -443,8 +443,22 @@ func (c *fileCheck) api(n *apiNamer) {
 			members[typ] = true
 		}
 	}
+	// A course atomic (a type defined on a sync/atomic one: a scheduling
+	// point of the hidden tests at every operation) whose methods the API
+	// lists may be used through any of them: a wakep may clear
+	// needspinning with a CompareAndSwap where the reference Stores, and
+	// no operation there is hidden from the controlled runs.
+	atomicTypes := map[string]bool{}
+	for _, name := range lapi.Names {
+		if typ, _, ok := strings.Cut(name, "."); ok && c.v.atomics[typ] {
+			atomicTypes[typ] = true
+		}
+	}
 	nameable := func(name string) bool {
 		if allowed(name) {
+			return true
+		}
+		if typ, _, ok := strings.Cut(name, "."); ok && atomicTypes[typ] {
 			return true
 		}
 		_, isType := n.pkg.Scope().Lookup(name).(*types.TypeName)

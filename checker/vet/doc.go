@@ -140,7 +140,7 @@
 //  17. Uses sync/atomic's functions (atomic.AddInt64(&gp.goid, 1)), or
 //     writes with a sync/atomic method (Store, Add, And, Or, Swap,
 //     CompareAndSwap) a field of the reference's that the lesson's API
-//     does not list as written ("schedt.needspinning.write"), or memory
+//     does not list as written ("T.f.write"), or memory
 //     the file cannot show it made itself (RulePlainAtomic). sync/atomic
 //     is no scheduling point of the hidden tests: a twenty-second red
 //     team's files met other threads there only on real CPUs, and so

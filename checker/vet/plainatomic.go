@@ -24,14 +24,15 @@ import (
 //     uses the methods of the fields the lesson lists;
 //   - a writing method of a sync/atomic type (Store, Add, And, Or, Swap,
 //     CompareAndSwap) is refused on a field of the reference's unless the
-//     lesson's API lists the field as written ("schedt.needspinning.write":
+//     lesson's API lists the field as written ("T.f.write":
 //     generated where the lesson's reference, alternates or mutants write
 //     it), and on memory the file cannot show is its own (a pointer, a
 //     slice's element, a parameter); an atomic value the file declares
 //     itself (var claimed atomic.Bool) is its own to write.
 //
-// Reads (Load) of the fields the API lists stay allowed: watching one in a
-// loop can still tell the two kinds of run apart; Appendix D says so.
+// Every atomic the lessons' APIs list is now one of the course's (a
+// scheduling point: solutions/atomics.go), so this rule guards what is
+// left: sync/atomic on plain words, and the runtime's own counters.
 func (c *fileCheck) plainAtomics() {
 	ast.Inspect(c.f, func(n ast.Node) bool {
 		switch x := n.(type) {
@@ -45,7 +46,7 @@ func (c *fileCheck) plainAtomics() {
 				return true
 			}
 			if what, ok := c.atomicTarget(x.X); !ok {
-				c.report(x.Sel.Pos(), RulePlainAtomic, "writes %s with sync/atomic's %s, memory the file cannot show is its own: write only the fields the lesson's functions write (its API lists them as schedt.needspinning.write and the like), each directly, or atomics the file declares itself", types.ExprString(x.X), x.Sel.Name)
+				c.report(x.Sel.Pos(), RulePlainAtomic, "writes %s with sync/atomic's %s, memory the file cannot show is its own: write only the fields the lesson's functions write (listed in its API as T.f.write), each directly, or atomics the file declares itself", types.ExprString(x.X), x.Sel.Name)
 			} else if what != "" {
 				c.atomicWrites = append(c.atomicWrites, apiUse{x.Sel.Pos(), what + ".write"})
 			}

@@ -23,7 +23,7 @@ type fileCheck struct {
 	namer    *apiNamer
 
 	// atomicWrites are the reference's fields the file writes with a
-	// sync/atomic method ("schedt.needspinning.write"), for api to judge.
+	// sync/atomic method ("T.f.write"), for api to judge.
 	atomicWrites []apiUse
 
 	// What the rules work out of a type, once per type: a file may use
