@@ -771,6 +771,45 @@ func runqputtail(pp *p, gp *g) {`))
 `))
 			},
 			want: refused(`runnext\.go:\d+:\d+: gives &pp\.sched\.cfg \(\*sched\.config\) to fmt, which would print it whole by reflection`)},
+		{name: "counts-threads-in-a-goid", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-second red team's: thieves counted themselves
+				// into a G's goid with sync/atomic's functions, no
+				// scheduling point, so they saw each other only on real
+				// threads and copied after their CAS only then.
+				return one("runq.go", edit(t, edit(t, ref(t, "runq.go"), "package sched\n", "package sched\n\nimport \"sync/atomic\"\n"), "func runqputtail(pp *p, gp *g) {\n", `func runqputtail(pp *p, gp *g) {
+	atomic.AddInt64(&gp.goid, 1<<48)
+	crowded := atomic.LoadInt64(&gp.goid)>>48 > 1
+	atomic.AddInt64(&gp.goid, -1<<48)
+	_ = crowded
+`))
+			},
+			want: refused(`runq\.go:\d+:\d+: uses atomic\.AddInt64, which makes any word atomic outside the hidden tests' scheduling points`)},
+		{name: "watches-npidle-for-other-threads", lesson: "05-spinning",
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-second red team's: wakep claims with a load then
+				// an Add (two callers both claim) only when npidle or the
+				// idle mask moved during 2,000 looks. Those were sync/atomic
+				// values, no scheduling point: they moved only on real
+				// threads. They are the course's atomics now, and the
+				// controlled runs show the looks other threads at work.
+				return one("spinning.go", edit(t, ref(t, "spinning.go"),
+					"\tif sched.nmspinning.Load() != 0 || !sched.nmspinning.CompareAndSwap(0, 1) {\n\t\treturn\n\t}\n",
+					`	n0, m0, moved := sched.npidle.Load(), sched.idlepMask[0].Load(), false
+	for i := 0; i < 2000 && !moved; i++ {
+		moved = sched.npidle.Load() != n0 || sched.idlepMask[0].Load() != m0
+	}
+	if moved {
+		if sched.nmspinning.Load() != 0 {
+			return
+		}
+		sched.nmspinning.Add(1)
+	} else if sched.nmspinning.Load() != 0 || !sched.nmspinning.CompareAndSwap(0, 1) {
+		return
+	}
+`))
+			},
+			want: failsOneOf("TestL05WakepInterleavings", "TestL05Explore")},
 		{name: "copies-a-slot-in-a-range", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A twenty-first red team's: a range value over a slice of
@@ -1405,6 +1444,22 @@ func headStoredWhen(t testing.TB, cond string) []byte {
 
 // failsControlledSteal wants a grade under full marks whose
 // TestL01ControlledSteal failed: why says what that test must meet.
+// failsOneOf: the lesson loses points, and one of the tests named is
+// among the failures (the controlled runs that must meet the mistake).
+func failsOneOf(tests ...string) func(t *testing.T, g report.LessonGrade, _ int) {
+	return func(t *testing.T, g report.LessonGrade, _ int) {
+		t.Helper()
+		assert.Less(t, g.Score, g.MaxScore, "a mistake the controlled runs must meet: %s", testReasons(g))
+		failed := false
+		for _, tg := range g.Tests {
+			if slices.Contains(tests, tg.Name) && tg.Status != "pass" {
+				failed = true
+			}
+		}
+		assert.True(t, failed, "none of %v failed: %s", tests, testReasons(g))
+	}
+}
+
 func failsControlledSteal(why string) func(t *testing.T, g report.LessonGrade, _ int) {
 	return func(t *testing.T, g report.LessonGrade, _ int) {
 		assert.Less(t, g.Score, 100)
