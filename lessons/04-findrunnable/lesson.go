@@ -65,7 +65,7 @@ func init() {
 			{Name: "TestL04StealPasses", Points: 2, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "exactly 4 passes, each in a fresh random order, runnext on the 4th; a steal is traced (EvSteal) with the number of Gs taken"},
 			{Name: "TestL04Differential", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Exact,
-				About: "on 200 generated states, findRunnable does what the reference's does: the G returned, queues, idle Ps, spinning, the M parked or not, timers, stop-the-world, back-offs and the trace"},
+				About: "on 240 generated states, findRunnable does what the reference's does: the G returned, queues, idle Ps, spinning, the M parked or not, timers, stop-the-world, back-offs and the trace"},
 		},
 	}))
 }
