@@ -12,7 +12,13 @@ import (
 // the deadline of the M that waits for timers (sched.lastpoll,
 // sched.pollUntil), what sysmon reads of a running P (its ticks, its M,
 // and that M's current G), and the flag of sysmon's deep sleep
-// (sched.sysmonwait). Each is a sync/atomic value behind the same methods
+// (sched.sysmonwait); and every other atomic that threads share and a
+// lesson can reach: npidle, needspinning, gomaxprocs, idlepMask's words,
+// gcwaiting, closing, timer0When, the global queue's size hint, the free
+// G count and the preempt flags. Memory shared without a scheduling point
+// is where a controlled run and a real one differ: a lesson file that
+// watched npidle in a loop saw other threads change it only on real CPUs,
+// and ran a mistake only there (a twenty-second red team). Each is a sync/atomic value behind the same methods
 // (Load, Store, CompareAndSwap, Add, Swap), so code reads as if it used
 // sync/atomic directly; what the type adds is a scheduling point
 // (schedPoint) before every operation.
@@ -54,6 +60,14 @@ func (a *atomicUint32) Add(delta uint32) uint32 { schedPoint(); return (*atomic.
 func (a *atomicUint32) CompareAndSwap(old, new uint32) bool {
 	schedPoint()
 	return (*atomic.Uint32)(a).CompareAndSwap(old, new)
+}
+func (a *atomicUint32) Or(mask uint32) (old uint32) {
+	schedPoint()
+	return (*atomic.Uint32)(a).Or(mask)
+}
+func (a *atomicUint32) And(mask uint32) (old uint32) {
+	schedPoint()
+	return (*atomic.Uint32)(a).And(mask)
 }
 
 // atomicRingIndex is the head or the tail of a P's ring (runqhead, runqtail): an

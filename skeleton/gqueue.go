@@ -1,7 +1,5 @@
 package sched
 
-import "sync/atomic"
-
 // This file mirrors the runtime's gQueue and gList (proc.go): intrusive
 // queues of Gs linked through g.schedlink. A G can be on only one of them at
 // a time. Neither is safe for concurrent use: the owner's lock guards them.
@@ -110,7 +108,7 @@ func (l *gList) pop() *g {
 // yielding and preempted Gs, and the Gs of destroyed Ps all meet.
 type globalRunq struct {
 	gQueue
-	sizeHint atomic.Int32
+	sizeHint atomicInt32
 	sched    *schedt // for the trace; nil in tests that build a bare schedt
 }
 

@@ -3,7 +3,6 @@ package sched
 import (
 	"fmt"
 	"math/bits"
-	"sync/atomic"
 )
 
 // This file mirrors the core of runtime/proc.go that no lesson owns: G
@@ -642,7 +641,7 @@ func (sched *schedt) pidlegetSpinning() *p {
 }
 
 // A pMask is a set of P IDs, readable without a lock (proc.go pMask).
-type pMask []atomic.Uint32
+type pMask []atomicUint32
 
 // read reports whether P id is in the set.
 func (m pMask) read(id int32) bool {

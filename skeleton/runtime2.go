@@ -118,7 +118,7 @@ type g struct {
 
 	// preempt asks the G to yield at its next safe point (sysmon's
 	// preemptone, stop-the-world's preemptall).
-	preempt atomic.Bool
+	preempt atomicBool
 
 	waitreason waitReason // set by gopark while _Gwaiting
 
@@ -242,7 +242,7 @@ type p struct {
 	goidcache    int64
 	goidcacheend int64
 
-	preempt atomic.Bool // set by preemptone; schedule clears it
+	preempt atomicBool // set by preemptone; schedule clears it
 
 	// rand is this P's random source (steal order, randomized scheduling).
 	// The runtime keeps it on the M; on the P, only the owner uses it, and a
@@ -280,9 +280,9 @@ type schedt struct {
 	nmsys        int32 // number of system Ms (sysmon) not counted for deadlock
 
 	pidle        *p // idle Ps
-	npidle       atomic.Int32
-	nmspinning   atomicInt32   // number of spinning Ms
-	needspinning atomic.Uint32 // a wakep found no idle P; a releasing M should spin instead
+	npidle       atomicInt32
+	nmspinning   atomicInt32  // number of spinning Ms
+	needspinning atomicUint32 // a wakep found no idle P; a releasing M should spin instead
 
 	// The global run queue (under lock).
 	runq globalRunq
@@ -291,7 +291,7 @@ type schedt struct {
 	gFree struct {
 		lock sync.Mutex
 		list gList
-		n    atomic.Int32 // written under lock; read without it as a hint
+		n    atomicInt32 // written under lock; read without it as a hint
 	}
 
 	// Global cache of free coroutines (see m.corofree).
@@ -301,9 +301,9 @@ type schedt struct {
 	}
 
 	// Stop-the-world.
-	gcwaiting atomic.Bool // stop-the-world is pending or in effect
-	stopwait  int32       // Ps still to stop (under lock)
-	stopnote  note        // woken when stopwait reaches 0
+	gcwaiting atomicBool // stop-the-world is pending or in effect
+	stopwait  int32      // Ps still to stop (under lock)
+	stopnote  note       // woken when stopwait reaches 0
 
 	// sysmonwait says sysmon is in its deep sleep. Whoever brings a P back
 	// to life (a syscall entering or leaving, startTheWorld, Go) finds it
@@ -328,7 +328,7 @@ type schedt struct {
 	allpLock   sync.Mutex // guards allp against sysmon (retake)
 	allp       []*p
 	idlepMask  pMask
-	gomaxprocs atomic.Int32
+	gomaxprocs atomicInt32
 	stealOrder randomOrder
 
 	// allm lists every M ever created (under lock); allgs every G (under
@@ -341,7 +341,7 @@ type schedt struct {
 	// P); timer0When is the earliest deadline, 0 if none, read without lock.
 	timersLock sync.Mutex
 	timers     timerHeap
-	timer0When atomic.Int64
+	timer0When atomicInt64
 
 	// Lifetime of the instance (api.go).
 	//
@@ -356,7 +356,7 @@ type schedt struct {
 	done       chan struct{} // closed when ngLive reaches 0, a deadlock or a panic is found
 	doneOnce   sync.Once
 	deadErr    error // why done was closed, if not by ngLive reaching 0 (under lock)
-	closing    atomic.Bool
+	closing    atomicBool
 	mWG        sync.WaitGroup // every M goroutine, sysmon included
 	stwLock    sync.Mutex     // serialises stop-the-world callers (the runtime's worldsema)
 
