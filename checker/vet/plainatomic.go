@@ -108,39 +108,48 @@ func (c *fileCheck) atomicTarget(e ast.Expr) (field string, ok bool) {
 }
 
 // declaredIn reports whether v is a variable a function of the file
-// declares (not a parameter or a result: those are handed in).
+// declares (not a parameter or a result: those are handed in). The
+// parameters are gathered once per file, so a file of many writes costs
+// one walk, not one each.
 func (c *fileCheck) declaredIn(v *types.Var) bool {
-	declared := false
-	ast.Inspect(c.f, func(n ast.Node) bool {
-		if declared {
-			return false
-		}
-		if ft, ok := n.(*ast.FuncType); ok {
-			for _, fl := range []*ast.FieldList{ft.Params, ft.Results} {
-				if fl == nil {
-					continue
-				}
-				for _, f := range fl.List {
-					for _, name := range f.Names {
-						if c.info.Defs[name] == v {
-							return false // a parameter: not declared in a body
+	if c.params == nil {
+		c.params = map[*types.Var]bool{}
+		ast.Inspect(c.f, func(n ast.Node) bool {
+			if ft, ok := n.(*ast.FuncType); ok {
+				for _, fl := range []*ast.FieldList{ft.Params, ft.Results} {
+					if fl == nil {
+						continue
+					}
+					for _, f := range fl.List {
+						for _, name := range f.Names {
+							if pv, ok := c.info.Defs[name].(*types.Var); ok {
+								c.params[pv] = true
+							}
 						}
 					}
 				}
 			}
 			return true
-		}
-		if id, ok := n.(*ast.Ident); ok && c.info.Defs[id] == v {
-			declared = true
-		}
-		return true
-	})
-	return declared
+		})
+	}
+	return c.inFile(v.Pos()) && !v.IsField() && !c.params[v]
 }
 
 // onlyMade reports whether every value v is given in the file is made
 // there: make(...), new(...), a composite literal or its address.
 func (c *fileCheck) onlyMade(v *types.Var) bool {
+	if known, ok := c.made[v]; ok {
+		return known
+	}
+	if c.made == nil {
+		c.made = map[*types.Var]bool{}
+	}
+	c.made[v] = c.onlyMadeWalk(v)
+	return c.made[v]
+}
+
+// onlyMadeWalk is onlyMade's walk of the file, once per variable.
+func (c *fileCheck) onlyMadeWalk(v *types.Var) bool {
 	made := func(e ast.Expr) bool {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.CompositeLit:

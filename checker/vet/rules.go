@@ -25,6 +25,8 @@ type fileCheck struct {
 	// atomicWrites are the reference's fields the file writes with a
 	// sync/atomic method ("T.f.write"), for api to judge.
 	atomicWrites []apiUse
+	params       map[*types.Var]bool // the file's parameters and results (declaredIn)
+	made         map[*types.Var]bool // onlyMade's answers
 
 	// What the rules work out of a type, once per type: a file may use
 	// one large type in many places, and walking it again at each would
