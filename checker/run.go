@@ -229,14 +229,18 @@ func (r *run) makeOverlay(mod *module, tmp, id string, report bool) (map[string]
 			return err
 		}
 		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), "_test.go") {
+			asm := strings.HasSuffix(e.Name(), ".s") // the kit's kitGetg: added as it is
+			if !asm && !strings.HasSuffix(e.Name(), "_test.go") {
 				continue
 			}
 			src, err := os.ReadFile(filepath.Join(srcDir, e.Name()))
 			if err != nil {
 				return err
 			}
-			out, names := renameTests(src)
+			out, names := src, []string(nil)
+			if !asm {
+				out, names = renameTests(src)
+			}
 			name := prefix + e.Name()
 			if err := os.WriteFile(filepath.Join(renamed, name), out, 0o644); err != nil {
 				return err

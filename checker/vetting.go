@@ -53,7 +53,7 @@ func (c *Checker) vetter() (*vet.Remote, error) {
 					c.vet.err = fmt.Errorf("checker: %w", c.vet.err)
 					return
 				}
-			} else if strings.HasPrefix(name, "hidden/") {
+			} else if strings.HasPrefix(name, "hidden/") && strings.HasSuffix(name, ".go") {
 				cfg.TestOnly[name] = data
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 )
 
-//go:embed testdata/kit/*_test.go
+//go:embed testdata/kit/*_test.go testdata/kit/*.s
 var kitFS embed.FS
 
 // Kit holds the helpers every lesson's hidden tests may use (building a
@@ -13,8 +13,10 @@ var kitFS embed.FS
 // the graded package beside the hidden tests.
 var Kit, _ = fs.Sub(kitFS, "testdata/kit")
 
-// KitFiles lists the files of Kit.
+// KitFiles lists the files of Kit: Go test files, and the assembly of
+// the controlled scheduler's kitGetg (testdata/kit/self_getg_test.go).
 func KitFiles() []string {
 	names, _ := fs.Glob(Kit, "*_test.go")
-	return names
+	asm, _ := fs.Glob(Kit, "*.s")
+	return append(names, asm...)
 }

@@ -17,9 +17,8 @@ import (
 // The invariant, the setup and the final state read and write the atomics
 // around the scheduling points (each type of atomics.go is defined on its
 // sync/atomic type, so a pointer to one converts to the other): a
-// point costs an unwinding of the stack while an exploration is under way
-// (kitExWorkerOf), and the invariant, read at every step, would make most
-// of them.
+// point costs a look-up of the calling goroutine (kitParticipantOf), and
+// the invariant, read at every step, would make most of them.
 
 func kitRaw32(a *atomicUint32) *atomic.Uint32         { return (*atomic.Uint32)(a) }
 func kitRawRing(a *atomicRingIndex) *atomic.Uint32    { return (*atomic.Uint32)(a) }

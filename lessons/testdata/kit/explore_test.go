@@ -42,7 +42,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -123,7 +122,7 @@ func kitExplore(bound, maxRuns int, setup func() kitStart) kitExploreResult {
 				// thread went wrong before its first operation (a stub
 				// that panics "not implemented" does): no point reached
 				// the controller, so nothing was explored.
-				res.fail = "the explorer saw none of the threads' atomic operations (a bug of the test kit, not of your code: kitExWorkerOf did not recognize its workers; please report it)"
+				res.fail = "the explorer saw none of the threads' atomic operations (a bug of the test kit, not of your code: kitSelf did not tell its workers apart; please report it)"
 				return res
 			}
 			if e.problem == "" {
@@ -475,8 +474,8 @@ var kitSources sync.Map // file name -> []string of its lines
 
 // kitAtomically is one step of an explored thread that does all of f at
 // once, as if f were one atomic operation: a scheduling point named label,
-// then f on a goroutine the explorer does not control (kitExWorkerOf knows
-// only its workers), while the thread waits; f's panic is the thread's.
+// then f on a goroutine the explorer does not control (kitThreads knows
+// only its threads), while the thread waits; f's panic is the thread's.
 // A thread of whole operations explores the orders of another thread's
 // steps among them, with few schedules: what a third thread asks while
 // two others change the state (lesson 02's runqempty), the steps of those
@@ -555,7 +554,6 @@ type kitExWorker struct {
 	turn chan struct{}
 	jobs chan kitJob
 	exec *kitExec // the execution under way; set by the worker
-	slot int      // its entry function in kitSlotFuncs
 	pool *kitPool
 }
 
@@ -578,17 +576,10 @@ type kitPool struct {
 
 func kitNewPool() *kitPool {
 	kitRunStarts()
-	kitExploring.Add(1)
 	return &kitPool{}
 }
 
-// kitExploring counts the explorations under way: while there are any, a
-// scheduling point first asks kitExWorkerOf whether an explorer's worker
-// made it.
-var kitExploring atomic.Int32
-
 func (pl *kitPool) close() {
-	defer kitExploring.Add(-1)
 	if pl.broken {
 		kitRunEnds()
 		return
@@ -608,18 +599,17 @@ func (pl *kitPool) grow(n int) {
 	if len(more) == 0 {
 		return
 	}
-	kitSlotTake(more)
 	for _, w := range more {
 		pl.workers = append(pl.workers, w)
 		pl.wg.Add(1)
-		go kitSlotFuncs[w.slot](w)
+		go w.loop()
 	}
 }
 
 // loop runs the jobs sent to w until its pool closes.
 func (w *kitExWorker) loop() {
 	defer w.pool.wg.Done()
-	defer kitSlotFree(w.slot)
+	defer kitRegister(w)()
 	for job := range w.jobs {
 		w.exec = job.e
 		w.do(job)

@@ -115,20 +115,30 @@ func (th *kitCtlThread) lockWait(l *mutex)     { th.c.lockWait(th, l) }
 func (th *kitCtlThread) lockReleased(l *mutex) { th.c.lockReleased(l) }
 
 // kitParticipantOf returns the controlled thread the calling goroutine
-// runs, or nil.
+// runs, of either controller, or nil.
 func kitParticipantOf() kitParticipant {
-	if kitExploring.Load() > 0 {
-		if w := kitExWorkerOf(); w != nil {
-			return w
-		}
-	}
 	kitThreads.Lock()
-	th := kitThreads.byID[kitSelf()] // kitSelf is read under the lock: see kitBind
+	th := kitThreads.byID[kitSelf()] // kitSelf is read under the lock: see self_linux_test.go
 	kitThreads.Unlock()
-	if th == nil {
-		return nil // not a nil kitParticipant holding a nil *kitCtlThread
-	}
 	return th
+}
+
+// kitRegister makes the calling goroutine th's: from now on its scheduling
+// points go to th's controller. Call the result before the goroutine
+// exits (its identity may then be another's). A run's hooks must be
+// installed (kitRunStarts).
+func kitRegister(th kitParticipant) (unregister func()) {
+	unbind := kitBind()
+	kitThreads.Lock()
+	id := kitSelf()
+	kitThreads.byID[id] = th
+	kitThreads.Unlock()
+	return func() {
+		kitThreads.Lock()
+		delete(kitThreads.byID, id)
+		kitThreads.Unlock()
+		unbind()
+	}
 }
 
 // kitPoint is the hook: a scheduling point on the calling goroutine, which
@@ -309,17 +319,7 @@ func kitControl(seed uint64, depth, steps int, walk float64, threads ...any) err
 		fn := threads[2*i+1].(func())
 		go func() {
 			defer finished.Done()
-			unbind := kitBind()
-			defer unbind()
-			kitThreads.Lock()
-			id := kitSelf()
-			kitThreads.byID[id] = th
-			kitThreads.Unlock()
-			defer func() {
-				kitThreads.Lock()
-				delete(kitThreads.byID, id)
-				kitThreads.Unlock()
-			}()
+			defer kitRegister(th)()
 			ready.Done()
 			<-th.turn
 			defer c.exit(th)

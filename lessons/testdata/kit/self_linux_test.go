@@ -1,4 +1,4 @@
-//go:build kata_interleave
+//go:build kata_interleave && linux && !amd64 && !arm64
 
 package sched
 
@@ -7,7 +7,9 @@ import (
 	"syscall"
 )
 
-// On Linux a controlled thread is known by its OS thread: kitBind locks
+// On Linux, on processors other than amd64 and arm64 (which read the
+// goroutine's g: self_getg_test.go), a controlled thread is known by its
+// OS thread: kitBind locks
 // the goroutine to the thread it is on, and kitSelf is the calling
 // thread's ID (gettid, a fast system call; the goroutine ID, read from
 // runtime.Stack, costs a traceback and the runtime's print lock, most of
