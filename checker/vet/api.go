@@ -415,6 +415,13 @@ func findInType(t types.Type, visit func(types.Type) (answer string, descend boo
 	return look(t, 0)
 }
 
+// onlyIfListed are methods of the course's atomics that a lesson file may
+// call only where its API lists them, not as one more method of a listed
+// type (see api), each with what to do instead, for the message.
+var onlyIfListed = map[string]string{
+	"mutex.TryLock": "a failed TryLock happens only on real threads (the hidden tests' controlled runs never switch threads while the lock is held), so it could tell them apart: take the lock with its Lock, and leave a check that it is held to Config{Debug: true} (sched.assertLockHeld)",
+}
+
 // api: rule 8, a lesson file uses of the reference only its lesson's API
 // (or its own declarations). It also refuses an interface method of the
 // file's that is named as a method of the reference's outside the API,
@@ -447,7 +454,11 @@ func (c *fileCheck) api(n *apiNamer) {
 	// point of the hidden tests at every operation) whose methods the API
 	// lists may be used through any of them: a wakep may clear
 	// needspinning with a CompareAndSwap where the reference Stores, and
-	// no operation there is hidden from the controlled runs.
+	// no operation there is hidden from the controlled runs. Except the
+	// lock's TryLock (onlyIfListed): the lock's release is not a
+	// scheduling point, so in a controlled run no thread ever finds it
+	// held, and a failed TryLock says "real threads" (a twenty-third red
+	// team ran its mistake only then: 100 for a file that earns 84).
 	atomicTypes := map[string]bool{}
 	for _, name := range lapi.Names {
 		if typ, _, ok := strings.Cut(name, "."); ok && c.v.atomics[typ] {
@@ -458,7 +469,7 @@ func (c *fileCheck) api(n *apiNamer) {
 		if allowed(name) {
 			return true
 		}
-		if typ, _, ok := strings.Cut(name, "."); ok && atomicTypes[typ] {
+		if typ, _, ok := strings.Cut(name, "."); ok && atomicTypes[typ] && onlyIfListed[name] == "" {
 			return true
 		}
 		_, isType := n.pkg.Scope().Lookup(name).(*types.TypeName)
@@ -466,7 +477,11 @@ func (c *fileCheck) api(n *apiNamer) {
 	}
 	for _, u := range apiUses(c.f, c.info, n, c.inFile) {
 		if !nameable(u.name) {
-			c.report(u.pos, RuleAPI, "uses %s, which is not in %s: %s", displayAPI(u.name), where, fix)
+			how := fix
+			if instead := onlyIfListed[u.name]; instead != "" {
+				how = instead
+			}
+			c.report(u.pos, RuleAPI, "uses %s, which is not in %s: %s", displayAPI(u.name), where, how)
 		}
 	}
 	for _, u := range c.atomicWrites {
@@ -764,11 +779,20 @@ func (c *fileCheck) ownership() {
 }
 
 // collisions: rule 10, no package-level name of the file's is one kata's
-// tests declare (the hidden tests of any lesson, their kit, the harness).
+// tests declare (the hidden tests of any lesson, their kit, the harness),
+// or one their imports bind: Go refuses a package-level name that a file
+// of the package imports under that name (a twenty-third red team's
+// correct runq.go, with its shuffle in a helper func rand, did not
+// compile in grading: the kit imports math/rand/v2).
 func (c *fileCheck) collisions() {
 	for _, id := range packageNames(c.f) {
-		if id.Name != "_" && c.v.testOnly[id.Name] && types.Universe.Lookup(id.Name) == nil {
+		if id.Name == "_" || types.Universe.Lookup(id.Name) != nil {
+			continue
+		}
+		if c.v.testOnly[id.Name] {
 			c.report(id.Pos(), RuleCollision, "declares %s, a name kata's tests declare at package level (the graded package holds both, and the compiler would say it is redeclared): rename it", id.Name)
+		} else if path, ok := c.v.testImports[id.Name]; ok {
+			c.report(id.Pos(), RuleCollision, "declares %s, the name under which kata's tests import %q (the graded package holds both, and the compiler would say %s is already declared through that import): rename it", id.Name, path, id.Name)
 		}
 	}
 }

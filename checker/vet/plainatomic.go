@@ -42,10 +42,17 @@ func (c *fileCheck) plainAtomics() {
 			}
 		case *ast.SelectorExpr:
 			sel, ok := c.info.Selections[x]
-			if !ok || sel.Kind() != types.MethodVal || !writesAtomic(sel.Obj()) {
+			if !ok || !writesAtomic(sel.Obj()) {
 				return true
 			}
-			if what, ok := c.atomicTarget(x.X); !ok {
+			if sel.Kind() == types.MethodExpr {
+				c.report(x.Sel.Pos(), RulePlainAtomic, "uses %s, a method expression of sync/atomic's, which writes whatever it is handed: call the method on the atomic the lesson lists", types.ExprString(x))
+				return true
+			}
+			if sel.Kind() != types.MethodVal {
+				return true
+			}
+			if what, ok := c.atomicTarget(x.X); !ok || throughEmbeddedPointer(sel) {
 				c.report(x.Sel.Pos(), RulePlainAtomic, "writes %s with sync/atomic's %s, memory the file cannot show is its own: write only the fields the lesson's functions write (listed in its API as T.f.write), each directly, or atomics the file declares itself", types.ExprString(x.X), x.Sel.Name)
 			} else if what != "" {
 				c.atomicWrites = append(c.atomicWrites, apiUse{x.Sel.Pos(), what + ".write"})
@@ -53,6 +60,48 @@ func (c *fileCheck) plainAtomics() {
 		}
 		return true
 	})
+	// A generic of the file's given a sync/atomic type writes it through
+	// its constraint's methods (st[T interface{ Store(uint32) }]), which
+	// are not sync/atomic's to this rule.
+	for _, id := range c.instances() {
+		for t := range c.info.Instances[id].TypeArgs.Types() {
+			if isSyncAtomic(t) {
+				c.report(id.Pos(), RulePlainAtomic, "instantiates %s with %s: a generic reaches a sync/atomic value only through its constraint's methods, past this rule: call the atomic's own methods", id.Name, t)
+				break
+			}
+		}
+	}
+}
+
+// isSyncAtomic reports whether t is a type of sync/atomic's, or a pointer
+// to one.
+func isSyncAtomic(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "sync/atomic"
+}
+
+// throughEmbeddedPointer reports whether method selection sel reaches its
+// method through an embedded pointer (struct{ *atomic.Int32 }'s Add): the
+// memory is then whatever the pointer was given.
+func throughEmbeddedPointer(sel *types.Selection) bool {
+	t := sel.Recv()
+	for _, i := range sel.Index()[:len(sel.Index())-1] {
+		if p, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := types.Unalias(t).Underlying().(*types.Struct)
+		if !ok {
+			return true // a path this rule cannot follow: not the file's own
+		}
+		t = st.Field(i).Type()
+		if _, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // writesAtomic reports whether m is a writing method of a sync/atomic type.
@@ -73,6 +122,9 @@ func (c *fileCheck) atomicTarget(e ast.Expr) (field string, ok bool) {
 	for {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.IndexExpr:
+			if handedOn(c.info.TypeOf(x)) {
+				return "", false // a pointer held in an array, slice or map: whatever it was given
+			}
 			e = x.X // an element: the slice's or the array's, whoever's that is
 		case *ast.SelectorExpr:
 			if sel, ok := c.info.Selections[x]; ok && sel.Kind() == types.FieldVal {
@@ -105,6 +157,19 @@ func (c *fileCheck) atomicTarget(e ast.Expr) (field string, ok bool) {
 			return "", false
 		}
 	}
+}
+
+// handedOn reports whether a value of type t refers to memory it was
+// given, not memory of its own: a pointer, a slice or a map.
+func handedOn(t types.Type) bool {
+	if t == nil {
+		return true
+	}
+	switch types.Unalias(t).Underlying().(type) {
+	case *types.Pointer, *types.Slice, *types.Map:
+		return true
+	}
+	return false
 }
 
 // declaredIn reports whether v is a variable a function of the file

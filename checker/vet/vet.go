@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 18
+const Version = 19
 
 // The rules, as Problem.Rule names them.
 const (
@@ -160,9 +160,10 @@ type Vetter struct {
 	refImports  map[string][]string
 	imp         *importer
 	sizes       types.Sizes
-	testOnly    map[string]bool // package-level names of the test-only files
-	testMethods map[string]bool // methods they declare on the reference's types
-	atomics     map[string]bool // the reference's types defined on a sync/atomic type
+	testOnly    map[string]bool   // package-level names of the test-only files
+	testImports map[string]string // the names their imports bind in their files -> the path
+	testMethods map[string]bool   // methods they declare on the reference's types
+	atomics     map[string]bool   // the reference's types defined on a sync/atomic type
 	api         map[string]LessonAPI
 }
 
@@ -170,7 +171,7 @@ type Vetter struct {
 // standard packages the reference and lesson files may import.
 func New(cfg Config) (*Vetter, error) {
 	v := &Vetter{fset: token.NewFileSet(), ref: map[string]*ast.File{}, refImports: map[string][]string{},
-		testOnly: map[string]bool{}, testMethods: map[string]bool{}, atomics: map[string]bool{}}
+		testOnly: map[string]bool{}, testImports: map[string]string{}, testMethods: map[string]bool{}, atomics: map[string]bool{}}
 	if cfg.API != nil {
 		v.api = map[string]LessonAPI{}
 		for name, a := range cfg.API {
@@ -239,6 +240,11 @@ func (v *Vetter) readTestOnly(files map[string][]byte) {
 		if err != nil {
 			continue // it does not compile: no run, and nothing it declares is reachable
 		}
+		for _, imp := range f.Imports {
+			if name := importName(imp); name != "" {
+				v.testImports[name] = strings.Trim(imp.Path.Value, "`\"")
+			}
+		}
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -283,6 +289,25 @@ func (v *Vetter) readTestOnly(files map[string][]byte) {
 		}
 	}
 	delete(v.testOnly, "_")
+}
+
+// importName is the name imp binds in its file: its own, or the package's
+// by the convention every package kata's tests import keeps (the path's
+// last element, before a major version: math/rand/v2 is rand); "" for
+// none (_ and . bind no name of their own).
+func importName(imp *ast.ImportSpec) string {
+	if imp.Name != nil {
+		if imp.Name.Name == "_" || imp.Name.Name == "." {
+			return ""
+		}
+		return imp.Name.Name
+	}
+	elems := strings.Split(strings.Trim(imp.Path.Value, "`\""), "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		last = elems[len(elems)-2]
+	}
+	return last
 }
 
 // checkReference makes sure that no declaration of the reference package

@@ -1079,10 +1079,29 @@ func (sched *schedt) globrunqget(`)
 			return edit(t, at(putTail, "	_, _ = loadBoth(&pp.runqhead, &pp.runqtail)")(runq)(t), "\nfunc runqputtail(",
 				"\nfunc loadBoth[C interface{ Load() uint32 }](head, tail C) (h, t uint32) { return head.Load(), tail.Load() }\n\nfunc runqputtail(")
 		}},
-		// A twelfth red team's correct file: TryLock is in lesson 01's
-		// API, and the tests' build of the lock (interleave.go) declares it
-		// as the reference's plain build does.
-		{name: "an interface with the lock's listed TryLock", file: "runq.go", src: at(putTail, "	var l interface {\n\t\tLock()\n\t\tTryLock() bool\n\t} = &pp.sched.lock\n\tif l.TryLock() {\n\t\tpp.sched.lock.Unlock()\n\t}")(runq)},
+		// A twelfth red team's correct file, when TryLock was in lesson
+		// 01's API; a twenty-third red team's failed TryLock told real
+		// threads from controlled runs (the lock's release is no
+		// scheduling point), so no lesson lists it now, and an interface
+		// that asks for it would reach it.
+		{name: "an interface with the lock's TryLock", file: "runq.go", src: at(putTail, "	var l interface {\n\t\tLock()\n\t\tTryLock() bool\n\t} = &pp.sched.lock\n\tif l.TryLock() {\n\t\tpp.sched.lock.Unlock()\n\t}")(runq),
+			want: []string{"api:declares an interface method TryLock, as the reference's mutex.TryLock, not in lesson 01-ringbuffer's API"}},
+		{name: "the lock's TryLock", file: "runq.go", src: at(putTail, "\tif !pp.sched.lock.TryLock() {\n\t\treturn\n\t}\n\tpp.sched.lock.Unlock()")(runq),
+			want: []string{"api:uses mutex.TryLock, which is not in lesson 01-ringbuffer's API: a failed TryLock happens only on real threads"}},
+		// A twenty-third red team's: a generic converts a ring's index to
+		// a bare sync/atomic one, then writes it through a constraint's
+		// method or a method expression.
+		{name: "a course atomic converted inside a generic", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc word[P interface{ *atomicRingIndex }, Q interface{ *atomic.Uint32 }](p P) Q { return Q(p) }\n\nfunc st[T interface{ Store(uint32) }](x T, v uint32) { x.Store(v) }\n\nfunc bump(pp *p) {\n\tw := word[*atomicRingIndex, *atomic.Uint32](&pp.runqtail)\n\tst(w, 1)\n\t(*atomic.Uint32).Store(w, 2)\n}\n\nfunc runqputtail(")
+		}, want: []string{"atomic:converts p (*sched.atomicRingIndex) to Q", "plain-atomic:instantiates word with *sync/atomic.Uint32", "plain-atomic:instantiates st with *sync/atomic.Uint32", "plain-atomic:uses (*atomic.Uint32).Store, a method expression"}},
+		{name: "sync/atomic writes through pointers an array, a map or an embedding holds", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc via(x *atomic.Int32) {\n\tarr := [1]*atomic.Int32{x}\n\tarr[0].Add(1)\n\tm := map[int]*atomic.Int32{0: x}\n\tm[0].Add(1)\n\ts := struct{ *atomic.Int32 }{x}\n\ts.Add(1)\n}\n\nfunc runqputtail(")
+		}, want: []string{"plain-atomic:writes arr[0] with sync/atomic's Add", "plain-atomic:writes m[0] with sync/atomic's Add", "plain-atomic:writes s with sync/atomic's Add"}},
+		// A twenty-third red team's correct file: a helper named as a
+		// package the kit imports does not compile in grading.
+		{name: "a helper named as a package the tests import", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(", "\nfunc rand(pp *p, n uint32) uint32 { return n }\n\nfunc runqputtail(")
+		}, want: []string{"collision:declares rand, the name under which kata's tests import \"math/rand/v2\""}},
 
 		// Ordinary mistakes: unchecked (Problem.Unchecked), for the
 		// compiler to say what is wrong.
