@@ -785,6 +785,38 @@ func runqputtail(pp *p, gp *g) {`))
 `))
 			},
 			want: refused(`runq\.go:\d+:\d+: uses atomic\.AddInt64, which makes any word atomic outside the hidden tests' scheduling points`)},
+		{name: "converts-an-atomic-inside-a-generic", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-third red team's: a generic converted the ring's
+				// tail to a bare *atomic.Uint32 (its type parameter P was
+				// constrained to *atomicRingIndex), and the tail was stored
+				// before the slot with no scheduling point between.
+				return one("runq.go", edit(t, edit(t, ref(t, "runq.go"), "package sched\n", "package sched\n\nimport \"sync/atomic\"\n\nfunc word[P interface{ *atomicRingIndex }, Q interface{ *atomic.Uint32 }](p P) Q { return Q(p) }\n"), "func runqputtail(pp *p, gp *g) {\n", `func runqputtail(pp *p, gp *g) {
+	_ = word[*atomicRingIndex, *atomic.Uint32](&pp.runqtail).Load()
+`))
+			},
+			want: refused(`runq\.go:\d+:\d+: converts p \(\*sched\.atomicRingIndex\) to Q, past the scheduling point`)},
+		{name: "tells-real-threads-by-a-held-lock", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-third red team's: sched.lock's release is no
+				// scheduling point, so only on real threads does a TryLock
+				// find it held; a thief that did skipped runqgrab's check
+				// of an inconsistent read.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {\n", `func runqputtail(pp *p, gp *g) {
+	if pp.sched.lock.TryLock() {
+		pp.sched.lock.Unlock()
+	}
+`))
+			},
+			want: refused(`runq\.go:\d+:\d+: uses mutex\.TryLock, which is not in lesson 01-ringbuffer's API: a failed TryLock happens only on real threads`)},
+		{name: "writes-through-a-method-expression", lesson: "01-ringbuffer", short: true,
+			files: func(t testing.TB) map[string][]byte {
+				// A twenty-third red team's: sync/atomic's method
+				// expressions, and a generic's constraint method, wrote
+				// memory rule 17 did not see.
+				return one("runq.go", edit(t, ref(t, "runq.go"), "package sched\n", "package sched\n\nimport \"sync/atomic\"\n\nfunc st[T interface{ Store(bool) }](x T, v bool) { x.Store(v) }\n\nfunc poke(b *atomic.Bool) {\n\t(*atomic.Bool).Store(b, true)\n\tst(b, false)\n}\n"))
+			},
+			want: refused(`runq\.go:\d+:\d+: (uses \(\*atomic\.Bool\)\.Store, a method expression|instantiates st with \*sync/atomic\.Bool)`)},
 		{name: "watches-npidle-for-other-threads", lesson: "05-spinning",
 			files: func(t testing.TB) map[string][]byte {
 				// A twenty-second red team's: wakep claims with a load then
