@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -497,8 +498,17 @@ func TestAsAnUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(test, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A skip as nobody is a failure (the sandbox did not start for the
+	// users), except the one the machine makes for root too: a kernel
+	// without IA32 emulation has no i386 system call to kill.
+	tests := "Isolated|NoPrivileges|ExtraFiles|NothingOutlives|KillKills|MemoryCounts|TerminalUnreachable|KeyringEmpty|RefusedSyscalls|NoNestedNamespaces|NamespaceLimits|RaceProgramRuns"
+	if why := noForeignABI(t); runtime.GOARCH == "amd64" && why == "" {
+		tests += "|ForeignABIsKilled"
+	} else {
+		t.Logf("not run as nobody: TestForeignABIsKilled (%s)", why)
+	}
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", test,
-		"-test.run=^Test(Isolated|NoPrivileges|ExtraFiles|NothingOutlives|KillKills|MemoryCounts|TerminalUnreachable|KeyringEmpty|RefusedSyscalls|ForeignABIsKilled|NoNestedNamespaces|NamespaceLimits|RaceProgramRuns)", "-test.v")
+		"-test.run=^Test("+tests+")", "-test.v")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "TMPDIR=" + dir, "HOSTILE_BIN=" + hostile(t), "RACY_BIN=" + racy(t)}
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
