@@ -690,7 +690,8 @@ func (c *fileCheck) structConversions(n *apiNamer, allowed func(string) bool, wh
 }
 
 // typeSet is the types t may be: the terms of its constraint if it is a
-// type parameter (those of a type parameter's own type parameters too),
+// type parameter (those of the interfaces it embeds, and of a type
+// parameter's own type parameters, too),
 // pointers to them if it is a pointer to one, else t itself.
 func typeSet(t types.Type) []types.Type {
 	var out []types.Type
@@ -714,18 +715,8 @@ func typeSet(t types.Type) []types.Type {
 			out = append(out, t)
 			return
 		}
-		iface, ok := tp.Constraint().Underlying().(*types.Interface)
-		if !ok {
-			return
-		}
-		for e := range iface.EmbeddedTypes() {
-			if u, ok := e.(*types.Union); ok {
-				for i := range u.Len() {
-					add(u.Term(i).Type(), depth+1)
-				}
-			} else {
-				add(e, depth+1)
-			}
+		for _, term := range constraintTerms(tp) { // an embedded interface's terms too
+			add(term, depth+1)
 		}
 	}
 	add(t, 0)

@@ -825,7 +825,7 @@ func addAtomics(set map[string]bool, f *ast.File) {
 
 // atomicConversions: rule 11, no conversion of a value of the course's
 // atomics or lock, or of a pointer to one, to another type; a value of a
-// type parameter is judged by every type its constraint lists (a
+// type parameter is judged by every type its constraint lists (typeSet) (a
 // twenty-third red team's word[P interface{ *atomicRingIndex }, Q
 // interface{ *atomic.Uint32 }](p P) Q { return Q(p) } handed a ring's
 // index over as a bare sync/atomic one, with no scheduling point).
@@ -843,7 +843,7 @@ func (c *fileCheck) atomicConversions() {
 		if types.Identical(tv.Type, arg.Type) {
 			return true
 		}
-		for _, t := range mayBe(arg.Type, 0) {
+		for _, t := range typeSet(arg.Type) {
 			if name, ok := c.courseAtomic(t); ok {
 				c.report(call.Pos(), RuleAtomic, "converts %s (%s) to %s, past the scheduling point the hidden tests put before every operation of %s: call its methods instead", types.ExprString(call.Args[0]), t, tv.Type, name)
 				break
@@ -851,23 +851,6 @@ func (c *fileCheck) atomicConversions() {
 		}
 		return true
 	})
-}
-
-// mayBe is what a value of type t may be: t, or, for a type parameter,
-// every type its constraint lists (depth bounds constraints that name
-// each other).
-func mayBe(t types.Type, depth int) []types.Type {
-	tp, ok := types.Unalias(t).(*types.TypeParam)
-	if !ok {
-		return []types.Type{t}
-	}
-	var out []types.Type
-	if depth < 8 {
-		for _, term := range constraintTerms(tp) {
-			out = append(out, mayBe(term, depth+1)...)
-		}
-	}
-	return out
 }
 
 // courseAtomic reports whether t is one of the course's atomics, or a
