@@ -111,6 +111,8 @@ func hostiles() []hostile {
 		hostilesVetterRefuses(),
 		hostilesRunsAndVetter(),
 		hostilesState(),
+		hostilesTellTheTests(),
+		hostilesOutOfSight(),
 	)
 }
 
@@ -603,7 +605,7 @@ func runqputtail(`))
 }
 
 // hostilesState keep state of their own between calls, in the file or
-// in other packages' variables; and one prints kata's words.
+// in other packages' variables.
 func hostilesState() []hostile {
 	return []hostile{
 		{name: "state-of-its-own", lesson: "01-ringbuffer", short: true,
@@ -675,6 +677,14 @@ func runqputtail(pp *p, gp *g) {
 	}`))
 			},
 			want: refused(`runq\.go:\d+:\d+: declares an interface method Location, which time\.Time could satisfy, returning a variable of package time`)},
+	}
+}
+
+// hostilesTellTheTests tell a hidden test's run from a real one (by the
+// clock, a slot, what they see, their counters, the config) and take the
+// reference's way only while watched.
+func hostilesTellTheTests() []hostile {
+	return []hostile{
 		{name: "tells-the-tests-by-the-clock", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A seventeenth red team's: a Load timed with time.Now is
@@ -771,6 +781,15 @@ func runqputtail(pp *p, gp *g) {`))
 `))
 			},
 			want: refused(`runnext\.go:\d+:\d+: gives &pp\.sched\.cfg \(\*sched\.config\) to fmt, which would print it whole by reflection`)},
+	}
+}
+
+// hostilesOutOfSight share memory where the controlled scheduler does not
+// look (a G's goid, a generic's conversion, a method expression, a copy,
+// a func field) or watch for other threads (a held lock, npidle); and one
+// prints kata's words.
+func hostilesOutOfSight() []hostile {
+	return []hostile{
 		{name: "counts-threads-in-a-goid", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A twenty-second red team's: thieves counted themselves

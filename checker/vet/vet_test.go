@@ -294,7 +294,9 @@ func ruleCases() []ruleCase {
 		ruleCasesNames(),
 		ruleCasesCorrectAndForeignState(),
 		ruleCasesSourcesAndSecondTeam(),
+		ruleCasesFmtAndSyncAtomic(),
 		ruleCasesGenerics(),
+		ruleCasesGenericsBehindPointers(),
 		ruleCasesInterfaces(),
 	)
 }
@@ -708,6 +710,13 @@ func runqputtail(`)
 		{name: "gopark's unlockf kept in a closure", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", "\tmp.waitunlockf = func(gp *g, l unsafe.Pointer) bool { return unlockf(gp, l) }\n")
 		}},
+	}
+}
+
+// ruleCasesFmtAndSyncAtomic tries what fmt may be given (rule 16) and
+// where sync/atomic may write (rule 17).
+func ruleCasesFmtAndSyncAtomic() []ruleCase {
+	return []ruleCase{
 		// A twenty-first red team's: fmt printed the scheduler's config
 		// whole (P count, seed, which Usleep), which told a controlled
 		// run from a real one.
@@ -810,9 +819,8 @@ func runqputtail(`)
 	}
 }
 
-// ruleCasesGenerics tries generic helpers of the file's own: those that
-// reach a value that holds atomics, and those that keep a type parameter
-// behind pointers.
+// ruleCasesGenerics tries the clock, and generic helpers of the file's
+// own over the ring's slots or over a value that holds atomics.
 func ruleCasesGenerics() []ruleCase {
 	return []ruleCase{
 		// A seventeenth red team's: the time one of the course's atomics
@@ -907,6 +915,13 @@ func samePointer(a, b *p) bool { return sameAs(&a, &b) }
 
 func runqputtail(`)
 		}, want: []string{"atomic:instantiates plainCopy with sched.p, which holds", "atomic:instantiates sameAs with sched.p, which holds"}},
+	}
+}
+
+// ruleCasesGenericsBehindPointers tries generic helpers whose type
+// parameters are kept behind pointers, or reach a value of one.
+func ruleCasesGenericsBehindPointers() []ruleCase {
+	return []ruleCase{
 		// A ninth red team's correct file, refused: a generic helper over
 		// the ring's slots, whose type argument is g only behind pointers.
 		// Generics that keep it there take any type argument; those that
