@@ -646,7 +646,8 @@ func (c *fileCheck) goroutines() {
 	})
 }
 
-// clocks: rule 14, a lesson file reads no clock. The hidden tests'
+// clocks: rule 14, a lesson file reads no clock, nor asks whether a lock
+// is held (lockTells). The hidden tests'
 // controlled scheduler makes each of the course's atomics a scheduling
 // point, microseconds where a plain one is nanoseconds: a seventeenth red
 // team timed one Load with time.Now and took the reference's order while
@@ -661,9 +662,31 @@ func (c *fileCheck) clocks() {
 		}
 		if name := funcName(fn); slices.Contains(clockReaders[fn.Pkg().Path()], name) {
 			c.report(id.Pos(), RuleClock, "uses %s.%s, which reads the clock: a lesson file does not (the time a call takes would tell the hidden tests' controlled runs from real ones); where a lesson needs the time, it is sched.cfg.nanotime", fn.Pkg().Name(), name)
+		} else if slices.Contains(lockTells[fn.Pkg().Path()], name) {
+			c.report(id.Pos(), RuleClock, "uses %s.%s, which says whether the lock is held at this moment: "+lockTellFix, fn.Pkg().Name(), name)
+		}
+	}
+	for _, fn := range c.interfaceMethods() {
+		if slices.Contains(tryMethods, fn.Name()) {
+			c.report(fn.Pos(), RuleClock, "declares an interface method %s, through which a lock would say whether it is held at this moment: "+lockTellFix, fn.Name())
 		}
 	}
 }
+
+// lockTells are the methods that say whether a lock is held at the moment
+// of the call, by package path and name: in the hidden tests' controlled
+// runs no thread ever finds a lock held (a thread switch never falls
+// while one is, or the lock is no scheduling point at all), so a failed
+// TryLock says "real threads". A twenty-third red team ran its mistake only
+// then with sched.lock's TryLock, the course's (rule 8 refuses it), a
+// twenty-fourth with schedt.allpLock's, a sync.Mutex. tryMethods are their
+// names, refused as a method of an interface of the file's too (an
+// assertion would call them).
+var (
+	lockTells   = map[string][]string{"sync": {"Mutex.TryLock", "RWMutex.TryLock", "RWMutex.TryRLock"}}
+	tryMethods  = []string{"TryLock", "TryRLock"}
+	lockTellFix = "a lesson file does not ask (a failed TryLock happens only on real threads, so it could tell them from the hidden tests' controlled runs): take the lock with its Lock"
+)
 
 // clockReaders are the functions of the packages a lesson file may import
 // that read the clock or wait for it, by package path and name (those of
@@ -824,7 +847,8 @@ func addAtomics(set map[string]bool, f *ast.File) {
 }
 
 // atomicConversions: rule 11, no conversion of a value of the course's
-// atomics or lock, or of a pointer to one, to another type; a value of a
+// atomics or lock, or of a pointer to one, to another type but an
+// interface (toInterface); a value of a
 // type parameter is judged by every type its constraint lists (typeSet) (a
 // twenty-third red team's word[P interface{ *atomicRingIndex }, Q
 // interface{ *atomic.Uint32 }](p P) Q { return Q(p) } handed a ring's
@@ -840,7 +864,7 @@ func (c *fileCheck) atomicConversions() {
 		if !ok || !ok2 || !tv.IsType() || arg.Type == nil {
 			return true
 		}
-		if types.Identical(tv.Type, arg.Type) {
+		if types.Identical(tv.Type, arg.Type) || toInterface(tv.Type) {
 			return true
 		}
 		for _, t := range typeSet(arg.Type) {
@@ -851,6 +875,19 @@ func (c *fileCheck) atomicConversions() {
 		}
 		return true
 	})
+}
+
+// toInterface reports whether a conversion to t keeps the value's own
+// methods: t is an interface type (not a type parameter, whose type set
+// may hold concrete types). A call through the interface is a call of
+// the dynamic type's method, the course's own with its scheduling point,
+// as when the conversion is implicit (a twenty-fourth red team's correct
+// files wrote counter(&pp.runqhead) and sync.Locker(&pp.sched.lock)).
+func toInterface(t types.Type) bool {
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return false
+	}
+	return types.IsInterface(t)
 }
 
 // courseAtomic reports whether t is one of the course's atomics, or a

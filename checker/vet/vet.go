@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever a rule does: it is part of a Checker's
 // fingerprint, so that no grade given under other rules is reused.
-const Version = 19
+const Version = 20
 
 // The rules, as Problem.Rule names them.
 const (
@@ -45,7 +45,7 @@ const (
 	RuleCollision   = "collision"    // no package-level name kata's tests declare
 	RuleLarge       = "large"        // no array or composite literal over 1 MiB
 	RuleGoroutine   = "goroutine"    // no code run on a goroutine or coroutine of the file's own
-	RuleClock       = "clock"        // no reading of the wall or monotonic clock
+	RuleClock       = "clock"        // no reading of the wall or monotonic clock, nor of whether a lock is held
 	RuleFuncField   = "func-field"   // no func stored in the reference's structures but where its own file stores one
 	RuleFmtArgs     = "fmt-args"     // fmt given numbers, strings and booleans only (it prints anything else whole)
 	RulePlainAtomic = "plain-atomic" // sync/atomic writes only the fields the lesson writes, or the file's own atomics

@@ -785,6 +785,13 @@ func wakep(sched *schedt) {
 			want: []string{"atomic:s copies each element of pp.runq[:1], which holds atomicRingSlot", "atomic:s copies each element of &pp.runq, which holds atomicRingSlot"}},
 		{name: "a scheduling point skipped", file: "runq.go", src: at(putTail, "\t_ = (*atomic.Uint32)(&pp.runqhead).Load()")(runq),
 			want: []string{"atomic:converts &pp.runqhead (*sched.atomicRingIndex) to *sync/atomic.Uint32"}},
+		// A twenty-fourth red team's correct files, refused before: an
+		// explicit conversion to an interface, the file's own or the
+		// standard library's, is the implicit one written out; a call
+		// through it is the course's own method, scheduling point and all.
+		{name: "a course atomic or lock converted to an interface", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, runq(t), "\nfunc runqputtail(pp *p, gp *g) {\n", "\ntype counter interface{ Load() uint32 }\n\nfunc queued(h, t counter) uint32 { return t.Load() - h.Load() }\n\nfunc runqputtail(pp *p, gp *g) {\n\t_ = queued(counter(&pp.runqhead), counter(&pp.runqtail))\n\t_ = interface {\n\t\tLock()\n\t\tUnlock()\n\t}(&pp.sched.lock)\n")
+		}},
 		{name: "a String method on a reference type", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\nfunc gopark(", "\nfunc (gp *g) String() string { return \"same\" }\n\nfunc gopark(")
 		}, want: []string{"ownership:declares the method g.String on g, a type the file does not declare: a lesson file may add methods only to its own types: declare a function instead"}},
@@ -846,6 +853,14 @@ func waits() {
 
 func runqputtail(`)
 		}, want: []string{"clock:uses time.Now, which reads the clock", "clock:uses time.Since", "clock:uses time.Until", "clock:uses time.Sleep", "clock:uses time.After", "clock:uses time.Tick", "clock:uses time.NewTimer", "clock:uses time.NewTicker"}},
+		// A twenty-fourth red team's: schedt.allpLock, a sync.Mutex of
+		// lesson 07's API, is never held in a controlled run when sysmon
+		// asks, so its failed TryLock said "real threads" (sched.lock's,
+		// the course's mutex, is refused by rule 8); and the same asked
+		// through an interface of the file's.
+		{name: "a lock asked whether it is held", file: "sysmon.go", src: func(t testing.TB) string {
+			return edit(t, ref(t, "sysmon.go"), "\nfunc retake(sched *schedt, now int64) uint32 {\n", "\nfunc retake(sched *schedt, now int64) uint32 {\n\tif sched.allpLock.TryLock() {\n\t\tsched.allpLock.Unlock()\n\t}\n\tif l, ok := any(&sched.allpLock).(interface{ TryLock() bool }); ok && l.TryLock() {\n\t\tsched.allpLock.Unlock()\n\t}\n")
+		}, want: []string{"clock:uses sync.Mutex.TryLock, which says whether the lock is held at this moment", "clock:declares an interface method TryLock"}},
 		// A seventeenth red team's correct file, refused: a helper that
 		// only takes an element's address, given the ring's slots as a
 		// slice (a slice's elements are behind its pointer); and what
@@ -1100,7 +1115,7 @@ func (sched *schedt) globrunqget(`)
 		// scheduling point), so no lesson lists it now, and an interface
 		// that asks for it would reach it.
 		{name: "an interface with the lock's TryLock", file: "runq.go", src: at(putTail, "	var l interface {\n\t\tLock()\n\t\tTryLock() bool\n\t} = &pp.sched.lock\n\tif l.TryLock() {\n\t\tpp.sched.lock.Unlock()\n\t}")(runq),
-			want: []string{"api:declares an interface method TryLock, as the reference's mutex.TryLock, not in lesson 01-ringbuffer's API"}},
+			want: []string{"clock:declares an interface method TryLock, through which a lock would say whether it is held"}},
 		{name: "the lock's TryLock", file: "runq.go", src: at(putTail, "\tif !pp.sched.lock.TryLock() {\n\t\treturn\n\t}\n\tpp.sched.lock.Unlock()")(runq),
 			want: []string{"api:uses mutex.TryLock, which is not in lesson 01-ringbuffer's API: a failed TryLock happens only on real threads"}},
 		// A twenty-third red team's: a generic converts a ring's index to
