@@ -1,0 +1,57 @@
+//go:build kata_interleave
+
+package sched
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+)
+
+// Noise on real threads. A controlled run (interleave_test.go,
+// explore_test.go) runs one thread at a time, switching only at the
+// scheduling points of the course's atomics: between two of them nothing
+// else happens. Real threads run side by side, so a file can tell the two
+// apart without a clock: spin a while with no scheduling point, and see
+// whether shared memory moved meanwhile. A file that takes a wrong path
+// only when it did is never wrong under control, and on real threads only
+// when another thread also crosses that path's window, a few nanoseconds
+// wide: once in thousands of runs.
+//
+// The noise widens every such window on real threads, whatever the file
+// does to find them: before one operation in four of the course's atomics
+// (and of a ring's slots), the thread that makes it waits up to about a
+// microsecond, and before one in sixty-four it yields its thread. This is
+// noise making, as in IBM's ConTest (Edelstein et al., 2002): the same
+// threads and the same code, only the timing spread, so a window that
+// real threads cross once in thousands of runs is crossed every run. A
+// correct file is correct under any timing; the noise changes no result of
+// one, only how long it takes.
+
+// The noise is on from the start, in every hidden test: a controlled run,
+// or a test's hook of its own, replaces it while it runs and restores it
+// after (each puts back the hook it found).
+func init() {
+	setInterleaveHook(kitNoisePoint)
+	setSlotHook(kitNoisePoint)
+}
+
+// kitNoiseSink keeps kitNoisePoint's spin from being optimised away.
+var kitNoiseSink atomic.Uint32
+
+// kitNoisePoint is the noise before one operation: see kitNoise.
+func kitNoisePoint() {
+	r := rand.Uint32()
+	switch {
+	case r%64 == 0:
+		runtime.Gosched()
+	case r%4 == 0:
+		x := r
+		for i := (r >> 8) % 256; i > 0; i-- {
+			x = x*1664525 + 1013904223
+		}
+		if x == 0 {
+			kitNoiseSink.Add(1)
+		}
+	}
+}
