@@ -39,7 +39,7 @@ func init() {
 			{Name: "TestL05WakepInterleavings", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "wakep, resetspinning, becomeSpinning and stopSpinning raced one atomic operation at a time in orders a controlled scheduler picks: exactly one M started, nmspinning exact"},
 			{Name: "TestL05Explore", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,
-				About: "wakep, resetspinning, becomeSpinning and stopSpinning raced in EVERY order with at most two preemptions, sched.lock included: nmspinning never negative and counting the spinning Ms exactly, an end state the reference reaches"},
+				About: "wakep, resetspinning, becomeSpinning and stopSpinning raced in EVERY order with at most two preemptions, sched.lock included: nmspinning never negative and counting the spinning Ms exactly, an end state the reference reaches; and an M uncounted twice makes its stopSpinning panic, whatever another M counts meanwhile"},
 			{Name: "TestL05SpinTraceEvents", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "becomeSpinning and stopSpinning emit one event each: G 0, the M's P (or -1), the M, Arg 0"},
 			{Name: "TestL05SchedLockReleased", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
