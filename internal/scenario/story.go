@@ -435,7 +435,19 @@ func syscallStory(r *Result) (Window, error) {
 	// and the hand-off fill the picture, whether sysmon took the P at
 	// once or after 10ms; never past the call's end (a late retake put
 	// the quarter more past half the run).
-	return Window{From: f.t0, To: min(run.When+(run.When-f.t0)/4, exit.When, f.t1)}, nil
+	w := Window{From: f.t0, To: min(run.When+(run.When-f.t0)/4, exit.When, f.t1)}
+	// The others steal the work queued behind the call: the picture shows
+	// the first steal. On a busy machine it once came 5ms after the
+	// hand-off, out of the picture; such a run does not show the story.
+	for _, ev := range r.Events {
+		if ev.Kind == sched.EvSteal {
+			if ev.When > w.To {
+				return Window{}, fmt.Errorf("the first steal came at %v, after the picture's end (%v): the others did not steal while the call went on", time.Duration(ev.When-f.t0), time.Duration(w.To-f.t0))
+			}
+			return w, nil
+		}
+	}
+	return Window{}, errors.New("no M stole: the work queued behind the call was not spread")
 }
 
 // hog: "on one P, a G that never blocks is preempted by sysmon after 10ms

@@ -118,6 +118,7 @@ func TestStoriesCatchRunsThatDoNotBearThemOut(t *testing.T) {
 		{"burst", "an M kept its P", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvProcStop }), "some M kept its P"},
 		{"syscall", "no retake", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvSysmonRetake }), "sysmon did not retake"},
 		{"syscall", "a retake nobody took up", func(r *Result) { noHandoffRuns(r) }, "ran no G on it"},
+		{"syscall", "no steal", drop(func(ev sched.Event) bool { return ev.Kind != sched.EvSteal }), "no M stole"},
 		{"hog", "one preemption", func(r *Result) {
 			first := *firstOf(r, sched.EvGoPreempt)
 			drop(func(ev sched.Event) bool { return ev.Kind != sched.EvGoPreempt || ev == first })(r)
