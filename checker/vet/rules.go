@@ -663,12 +663,12 @@ func (c *fileCheck) clocks() {
 		if name := funcName(fn); slices.Contains(clockReaders[fn.Pkg().Path()], name) {
 			c.report(id.Pos(), RuleClock, "uses %s.%s, which reads the clock: a lesson file does not (the time a call takes would tell the hidden tests' controlled runs from real ones); where a lesson needs the time, it is sched.cfg.nanotime", fn.Pkg().Name(), name)
 		} else if slices.Contains(lockTells[fn.Pkg().Path()], name) {
-			c.report(id.Pos(), RuleClock, "uses %s.%s, which says whether the lock is held at this moment: "+lockTellFix, fn.Pkg().Name(), name)
+			c.report(id.Pos(), RuleClock, "uses %s.%s, which says whether the lock is held at this moment: %s", fn.Pkg().Name(), name, lockTellFix)
 		}
 	}
 	for _, fn := range c.interfaceMethods() {
 		if slices.Contains(tryMethods, fn.Name()) {
-			c.report(fn.Pos(), RuleClock, "declares an interface method %s, through which a lock would say whether it is held at this moment: "+lockTellFix, fn.Name())
+			c.report(fn.Pos(), RuleClock, "declares an interface method %s, through which a lock would say whether it is held at this moment: %s", fn.Name(), lockTellFix)
 		}
 	}
 }
