@@ -911,11 +911,18 @@ func l07wakerBefore(t *testing.T, k int) bool {
 // idle, while the G waits on a queue after the world's restart, lets a
 // correct sysmon sleep deeply, and nothing wakes it when the G starts:
 // under CI's load a correct file failed so. The test wakes it, as the
-// world's restart does, once the G runs.)
+// world's restart does, once the G runs. A deep sleep so woken may
+// announce itself (EvSysmonSleep, after sysmon unlocks) only after the
+// wake: what counts is a deep sleep after sysmon's next round begins, when
+// it asks for its next sleep.)
 func l07deepSleepAfterResize(t *testing.T) {
 	t.Helper()
-	c := l07newDclock(nil)
-	var measuring, sleptWhileMeasuring atomic.Bool
+	var armed, measuring, sleptWhileMeasuring atomic.Bool
+	c := l07newDclock(func(int, int64) {
+		if armed.Load() {
+			measuring.Store(true)
+		}
+	})
 	trace := func(ev Event) {
 		if ev.Kind == EvSysmonSleep && measuring.Load() {
 			sleptWhileMeasuring.Store(true)
@@ -951,8 +958,8 @@ func l07deepSleepAfterResize(t *testing.T) {
 	// idle, and nothing wakes sysmon when a G starts. Wake it as the
 	// world's restart does: a correct one, with a P running, keeps its
 	// rounds from here on; one that compares with a stale count sleeps
-	// deeply again at once.
-	measuring.Store(true)
+	// deeply again at once. The sleeps counted, and the deep sleeps
+	// judged, are those from sysmon's next round on.
 	start := c.count()
 	sched := rt.sched
 	sched.lock.Lock()
@@ -961,6 +968,7 @@ func l07deepSleepAfterResize(t *testing.T) {
 		notewakeup(&sched.sysmonnote)
 	}
 	sched.lock.Unlock()
+	armed.Store(true)
 	if !l07await(10*time.Second, func() bool { return c.count() >= start+200 || sleptWhileMeasuring.Load() }) || sleptWhileMeasuring.Load() {
 		t.Fatalf("a G ran at safe points on the one P; GOMAXPROCS grew from 1 to 2 while sysmon ran, the G on one P, the other idle, and sysmon %s. "+
 			"Not every P is idle: npidle == gomaxprocs must compare with gomaxprocs as it is now, read each round, not once when sysmon starts (procresize changes it)%s",
