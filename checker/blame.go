@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gmp-kata/gmp-kata/checker/vet"
@@ -48,7 +47,7 @@ func (c *Checker) Blame(ctx context.Context, l *lessons.Lesson, files map[string
 	b := &Blame{Fixed: map[string]int{}}
 	elapsed := map[string]float64{}
 	for _, t := range res.Tests {
-		if t.Status != StatusPass && t.Message != didNotRun && !strings.HasPrefix(t.Message, notRunPrefix) {
+		if failedOnItsOwn(t) {
 			b.Failing = append(b.Failing, t.Name)
 			elapsed[t.Name] = t.Elapsed
 		}

@@ -266,6 +266,17 @@ func (c *Checker) raceMessage(rr *runResult, testOut []string, replace map[strin
 // notRunPrefix starts the message of a test a run did not get to.
 const notRunPrefix = "not run: "
 
+// FailsWithPrefix starts the message of a test that passed on its own but
+// fails with another test of its guarantee (lessons.Test.Guarantee).
+const FailsWithPrefix = "fails with "
+
+// failedOnItsOwn reports whether t ran and failed: not a test a run did not
+// get to, nor one that failed only with another test of its guarantee.
+func failedOnItsOwn(t TestResult) bool {
+	return t.Status != StatusPass && t.Message != didNotRun &&
+		!strings.HasPrefix(t.Message, notRunPrefix) && !strings.HasPrefix(t.Message, FailsWithPrefix)
+}
+
 // didNotRun is the message of a test a run that reached its end did not
 // run (a failure before it stopped a fail-fast run).
 const didNotRun = "did not run"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gmp-kata/gmp-kata/lessons"
@@ -421,6 +422,7 @@ func (g *grading) stopEarly(remaining []string, rrs []*runResult) []string {
 
 // result is the lesson's result, every test settled, in the lesson's order.
 func (g *grading) result(start time.Time) *LessonResult {
+	g.holdTogether()
 	res := g.res
 	for _, name := range g.order {
 		tr, ok := g.results[name]
@@ -439,4 +441,32 @@ func (g *grading) result(start time.Time) *LessonResult {
 	}
 	res.WallTime = time.Since(start).Seconds()
 	return res
+}
+
+// holdTogether fails, with the first that failed, every test that passed
+// on its own but shares a guarantee (lessons.Test.Guarantee) with a test
+// that did not pass: the tests of one guarantee score together.
+func (g *grading) holdTogether() {
+	failing := map[string]string{} // a guarantee → the first of its tests that did not pass
+	for _, name := range g.order {
+		t := g.tests[name]
+		if tr, ok := g.results[name]; ok && t.Guarantee != "" && tr.Status != StatusPass && failing[t.Guarantee] == "" {
+			failing[t.Guarantee] = name
+		}
+	}
+	for _, name := range g.order {
+		t := g.tests[name]
+		first := failing[t.Guarantee]
+		if tr, ok := g.results[name]; !ok || first == "" || tr.Status != StatusPass {
+			continue
+		}
+		var members []string
+		for _, other := range g.order {
+			if g.tests[other].Guarantee == t.Guarantee {
+				members = append(members, other)
+			}
+		}
+		g.record(name, StatusFail, fmt.Sprintf("%s%s: this test passed, but it judges one guarantee (%s) with %s, and they score only together. "+
+			"Fix what %s says; this test scores again with it", FailsWithPrefix, first, t.Guarantee, strings.Join(slices.DeleteFunc(members, func(m string) bool { return m == name }), ", "), first), g.results[name].Elapsed)
+	}
 }

@@ -344,7 +344,7 @@ func mutantResult(m *mutate.Mutant, res *LessonResult) MutantResult {
 	} else if res.Score < res.MaxScore {
 		mr.Status = MutantKilled
 		for _, t := range res.Tests {
-			if t.Status != StatusPass && !strings.HasPrefix(t.Message, notRunPrefix) && t.Message != didNotRun {
+			if failedOnItsOwn(t) {
 				mr.By, mr.Message = t.Name, firstLine(t.Message)
 				break
 			}

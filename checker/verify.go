@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	gmpkata "github.com/gmp-kata/gmp-kata"
 	"github.com/gmp-kata/gmp-kata/internal/mutate"
@@ -303,7 +302,7 @@ func gradeHinted(l *lessons.Lesson, hint string, grade func([]*lessons.Lesson) *
 // or "".
 func firstFailing(r *LessonResult) string {
 	for _, t := range r.Tests {
-		if t.Status != StatusPass && t.Message != didNotRun && !strings.HasPrefix(t.Message, notRunPrefix) {
+		if failedOnItsOwn(t) {
 			return t.Name
 		}
 	}

@@ -86,6 +86,15 @@ type Test struct {
 	Kind    TestKind
 	// About says in one line what it checks, for the learner's report.
 	About string
+	// Guarantee, when set, names the one property that this test and the
+	// lesson's other tests of the same Guarantee judge from different
+	// sides, e.g. one atomic operation at a time in chosen orders and on
+	// real threads. They score together: when one of them fails, none of
+	// them scores (checker: a test that passed on its own fails "with" the
+	// one that failed). Code that behaves one way under a controlled
+	// scheduler and another on real threads so gains nothing, and the
+	// lesson's task says which tests share a guarantee.
+	Guarantee string
 	// Private marks a test of an instructor's private pack (kata grade
 	// --tests): it runs after every test of the course, so that what a
 	// lesson file sees in it cannot reach the output of a test the

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gmp-kata/gmp-kata/checker"
 	"github.com/gmp-kata/gmp-kata/lessons"
@@ -61,12 +62,17 @@ func lessonReason(g LessonGrade) string {
 	if len(g.CompileErrors) > 0 {
 		return OneLine("does not compile: " + g.CompileErrors[0])
 	}
-	var failing []TestGrade
+	var failing, with []TestGrade // with: those that failed only with another of their guarantee
 	for _, t := range g.Tests {
-		if t.Status != StatusPass {
+		switch {
+		case t.Status == StatusPass:
+		case strings.HasPrefix(t.Message, checker.FailsWithPrefix):
+			with = append(with, t)
+		default:
 			failing = append(failing, t)
 		}
 	}
+	failing = append(failing, with...)
 	return failedLine(failing, len(failing), len(g.Tests))
 }
 

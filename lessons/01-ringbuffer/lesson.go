@@ -31,13 +31,13 @@ func init() {
 				About: "runqgrab takes n - n/2 Gs from the head (the oldest), never more, nothing on a stale head; runnext only if asked, the ring again if runnext moved"},
 			{Name: "TestL01StealAndDrain", Points: 6, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqsteal returns one G and queues the rest on the thief; runqdrain empties a queue in order"},
-			{Name: "TestL01Interleavings", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01Interleavings", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "an owner and a thief, one atomic operation at a time in orders a controlled scheduler picks: every G comes out exactly once"},
-			{Name: "TestL01ConcurrentSteal", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01ConcurrentSteal", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "an owner and three thieves on real threads, then an owner that refills its full ring the moment a steal makes room: every G comes out exactly once"},
-			{Name: "TestL01ControlledSteal", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01ControlledSteal", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "TestL01ConcurrentSteal's owner and three thieves, with its Gs, one atomic operation at a time, switched at random at a third of them: every G comes out exactly once"},
-			{Name: "TestL01InScheduler", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01InScheduler", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "the whole scheduler on 4 Ps runs 3000 Gs, each exactly once"},
 			{Name: "TestL01DrainEdges", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqdrain of a ring whose head is not 0, of exactly one G, and of a full ring"},
@@ -49,12 +49,17 @@ func init() {
 				About: "runqgrab reads the ring again when runqgrabnext says retry"},
 			{Name: "TestL01Randomized", Points: 6, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "with RandomizeScheduler, runqputslow and runqputbatch shuffle their batch uniformly, each G once"},
-			{Name: "TestL01StealInterleavings", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01StealInterleavings", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "a controlled scheduler races a thief against the owner: runnext only from an empty ring, inconsistent reads retried before anything is copied"},
-			{Name: "TestL01Explore", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL01Explore", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "an owner and a thief in EVERY order with at most two preemptions (two thieves: one): no G ever in two places, no ring over 256, every G out exactly once, in an end state the reference reaches"},
 			{Name: "TestL01Differential", Points: 9, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "on 100 generated states, each ring function does what the reference's does: same results, same rings, counters and global queue, in order"},
 		},
 	}))
 }
+
+// l01Races is the guarantee (lessons.Test.Guarantee) the lesson's race
+// tests judge together: one atomic operation at a time in orders a
+// controlled scheduler picks, every order up to a bound, and real threads.
+const l01Races = "every G comes out of the ring exactly once while its owner and thieves race"

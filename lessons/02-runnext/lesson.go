@@ -30,7 +30,7 @@ func init() {
 				About: "with RandomizeScheduler, next=true uses runnext about half the time, next=false never, and no G is lost"},
 			{Name: "TestL02Empty", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "runqempty is false while a G is in runnext or on the ring, true otherwise"},
-			{Name: "TestL02EmptyWhileKicked", Points: 9, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL02EmptyWhileKicked", Points: 9, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
 				About: "runqempty never says empty while the owner kicks runnext to the ring on another thread (the runtime's RunSchedLocalQueueEmptyTest, then half a second without pause; every order of it is in TestL02Explore)"},
 			{Name: "TestL02GrabNext", Points: 9, Timeout: 10 * time.Second, Kind: lessons.Timing,
 				About: "runqgrabnext backs off with Usleep(3) only for a running P, takes runnext by CAS, and says retry when the CAS loses"},
@@ -38,16 +38,21 @@ func init() {
 				About: "a channel ping-pong on 1 P: each readied G runs next, before the ring, inheriting the time slice"},
 			{Name: "TestL02RunnextStolen", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "a G left in the runnext of a P that never yields is stolen and run by another P"},
-			{Name: "TestL02Stress", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL02Stress", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
 				About: "ping-pong pairs and spawn chains on 4 Ps, randomized: every message arrives, every G runs exactly once"},
-			{Name: "TestL02Interleavings", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL02Interleavings", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
 				About: "the owner and a thief race for runnext one atomic operation at a time (a controlled scheduler): every G once, a put with next=true lands in runnext, runqempty never lies"},
-			{Name: "TestL02Explore", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL02Explore", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
 				About: "the owner of a running P and a thief race for runnext in EVERY order with at most two (three for two puts) preemptions: no G lost or taken twice, inheritTime only for the G taken from runnext, an end state the reference reaches"},
-			{Name: "TestL02ControlledSteal", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL02ControlledSteal", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
 				About: "a running P's owner puts and runs Gs while two thieves steal, under a controlled scheduler that switches at random (a world like TestL02Stress's: same Gs, same states): every G once, inheritTime only from runnext, runqget never nil while the P holds a G"},
 			{Name: "TestL02Differential", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "on 80 generated states, runqput, runqget, runqempty and runqgrabnext do what the reference's do: same results, same runnext, rings and back-offs"},
 		},
 	}))
 }
+
+// l02Races is the guarantee (lessons.Test.Guarantee) the lesson's race
+// tests judge together: one atomic operation at a time in orders a
+// controlled scheduler picks, every order up to a bound, and real threads.
+const l02Races = "every G comes out of runnext and the ring exactly once, and runqempty never lies, while the owner and thieves race"

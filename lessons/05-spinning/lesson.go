@@ -32,13 +32,13 @@ func init() {
 				About: "resetspinning stops spinning, then wakep hands the spinning over to another M"},
 			{Name: "TestL05CheckRunqsNoP", Points: 9, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "checkRunqsNoP returns an idle P (off the idle list) when a busy P in the snapshot has work, else nil"},
-			{Name: "TestL05NoLeakedSpinners", Points: 7, Timeout: 60 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL05NoLeakedSpinners", Points: 7, Timeout: 60 * time.Second, Kind: lessons.Stress, Guarantee: l05Races,
 				About: "after a burst of 600 Gs on 4 Ps, when every M is idle, nmspinning is 0 and every P idle"},
 			{Name: "TestL05Parallelism", Points: 7, Timeout: 60 * time.Second, Kind: lessons.Stress,
 				About: "4 CPU-bound Gs on 4 Ps all run at once, started together or each by the previous one"},
-			{Name: "TestL05WakepInterleavings", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL05WakepInterleavings", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l05Races,
 				About: "wakep, resetspinning, becomeSpinning and stopSpinning raced one atomic operation at a time in orders a controlled scheduler picks: exactly one M started, nmspinning exact"},
-			{Name: "TestL05Explore", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL05Explore", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l05Races,
 				About: "wakep, resetspinning, becomeSpinning and stopSpinning raced in EVERY order with at most two preemptions, sched.lock included: nmspinning never negative and counting the spinning Ms exactly, an end state the reference reaches; and an M uncounted twice makes its stopSpinning panic, whatever another M counts meanwhile"},
 			{Name: "TestL05SpinTraceEvents", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "becomeSpinning and stopSpinning emit one event each: G 0, the M's P (or -1), the M, Arg 0"},
@@ -49,3 +49,8 @@ func init() {
 		},
 	}))
 }
+
+// l05Races is the guarantee (lessons.Test.Guarantee) the lesson's race
+// tests judge together: one atomic operation at a time in orders a
+// controlled scheduler picks, every order up to a bound, and real threads.
+const l05Races = "nmspinning counts the spinning Ms exactly, and wakep starts one M, while Ms race"

@@ -32,7 +32,7 @@ func init() {
 				About: "G.Park and G.Ready in a Runtime: runnext right after Ready; an idle P woken to run the readied G"},
 			{Name: "TestL06DeadlockReported", Points: 9, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "Gs blocked on a chan, a Mutex, a WaitGroup and Park: Wait reports the deadlock with each wait reason"},
-			{Name: "TestL06Stress", Points: 8, Timeout: 40 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL06Stress", Points: 8, Timeout: 40 * time.Second, Kind: lessons.Stress, Guarantee: l06Races,
 				About: "channel ping-pong, a Mutex, a WaitGroup and a Park relay on 4 Ps: every G exactly once, every value delivered"},
 			{Name: "TestL06TraceEvents", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "GoPark (Arg: the wait reason), GoUnpark (Arg 0) for a declined park and for ready, and GoStart Arg 1: a declined park keeps its time slice"},
@@ -44,10 +44,15 @@ func init() {
 				About: "ready queues the G before its wakep can wake an M to look for it"},
 			{Name: "TestL06ParkWithoutUnlockf", Points: 5, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "gopark with a nil unlockf just parks the G until it is readied"},
-			{Name: "TestL06Explore", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL06Explore", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l06Races,
 				About: "a G parking on a lock-protected queue while another G takes the lock, finds it and readies it, in EVERY order with at most two preemptions: the G queued only once _Grunnable, both locks free at the end, an end state the reference reaches"},
 			{Name: "TestL06Differential", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "on 80 generated states, parks and readies do what the reference's do: what park_m returns, statuses, what unlockf sees, queues, idle Ps and Ms woken, the trace"},
 		},
 	}))
 }
+
+// l06Races is the guarantee (lessons.Test.Guarantee) the lesson's race
+// tests judge together: one atomic operation at a time in orders a
+// controlled scheduler picks, every order up to a bound, and real threads.
+const l06Races = "a parked G is readied exactly once, and every value delivered, while Gs race"

@@ -1,6 +1,7 @@
 package all
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gmp-kata/gmp-kata/lessons"
@@ -36,5 +37,35 @@ func TestEveryLessonTotals100(t *testing.T) {
 			total += tt.Points
 		}
 		assert.Equal(t, 100, total, "%s's tests' points", l.ID)
+	}
+}
+
+// Tests that score together (lessons.Test.Guarantee) change what a
+// learner's points mean, so the task says so: one paragraph that says the
+// tests "score together" names every test of the guarantee and no other.
+func TestGuaranteesAreInTheTask(t *testing.T) {
+	for _, l := range lessons.Default.All() {
+		members := map[string][]string{}
+		for _, tt := range l.Tests {
+			if tt.Guarantee != "" {
+				members[tt.Guarantee] = append(members[tt.Guarantee], tt.Name)
+			}
+		}
+		for g, names := range members {
+			assert.GreaterOrEqual(t, len(names), 2, "%s: guarantee %q has one test: nothing scores with it", l.ID, g)
+			var para string
+			for _, p := range strings.Split(l.Task, "\n\n") {
+				if strings.Contains(p, "score together") && strings.Contains(p, "`"+names[0]+"`") {
+					para = p
+				}
+			}
+			if !assert.NotEmpty(t, para, "%s: no paragraph of the task says that %s score together", l.ID, strings.Join(names, ", ")) {
+				continue
+			}
+			for _, tt := range l.Tests {
+				named := strings.Contains(para, "`"+tt.Name+"`")
+				assert.Equal(t, tt.Guarantee == g, named, "%s: %s named in the task's paragraph on the tests that score together: %v; shares their guarantee: %v", l.ID, tt.Name, named, tt.Guarantee == g)
+			}
+		}
 	}
 }
