@@ -34,7 +34,7 @@ func init() {
 				About: "checkRunqsNoP returns an idle P (off the idle list) when a busy P in the snapshot has work, else nil"},
 			{Name: "TestL05NoLeakedSpinners", Points: 7, Timeout: 60 * time.Second, Kind: lessons.Stress, Guarantee: l05Races,
 				About: "after a burst of 600 Gs on 4 Ps, when every M is idle, nmspinning is 0 and every P idle"},
-			{Name: "TestL05Parallelism", Points: 7, Timeout: 60 * time.Second, Kind: lessons.Stress,
+			{Name: "TestL05Parallelism", Points: 7, Timeout: 60 * time.Second, Kind: lessons.Stress, Guarantee: l05Races,
 				About: "4 CPU-bound Gs on 4 Ps all run at once, started together or each by the previous one"},
 			{Name: "TestL05WakepInterleavings", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l05Races,
 				About: "wakep, resetspinning, becomeSpinning and stopSpinning raced one atomic operation at a time in orders a controlled scheduler picks: exactly one M started, nmspinning exact"},
@@ -53,4 +53,4 @@ func init() {
 // l05Races is the guarantee (lessons.Test.Guarantee) the lesson's race
 // tests judge together: one atomic operation at a time in orders a
 // controlled scheduler picks, every order up to a bound, and real threads.
-const l05Races = "nmspinning counts the spinning Ms exactly, and wakep starts one M, while Ms race"
+const l05Races = "nmspinning counts the spinning Ms exactly, and wakep starts an M whenever work waits for one, never two, while Ms race"
