@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -21,16 +20,7 @@ func TestGuaranteeScoresTogether(t *testing.T) {
 			{Name: "TestPass", Points: 3, Timeout: time.Minute, Guarantee: guarantee},
 			{Name: "TestFail", Points: 2, Timeout: time.Minute, Guarantee: "every G exactly once"},
 		}}
-		r, err := c.newRun(lessonFile(t, "sched.go", []byte("package sched\n\nfunc crash() {}\n")), []*lessons.Lesson{l})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.cleanup)
-		res := c.gradeRun(context.Background(), l.ID, l.Title, r, []*lessons.Lesson{l})
-		if res.Status == StatusError || res.NotCompiled {
-			t.Fatalf("%s: %s %q", res.Status, res.Error, res.CompileErrors)
-		}
-		return res
+		return gradeSched(t, c, l, "package sched\n\nfunc crash() {}\n")
 	}
 
 	alone := grade("")

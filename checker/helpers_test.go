@@ -70,3 +70,19 @@ func execOne(r *run, tests []string) (*runResult, error) {
 	}
 	return rrs[0], nil
 }
+
+// gradeSched grades src as the sched.go of l with c, in one real go test
+// run, and fails t if it could not be graded or did not compile.
+func gradeSched(t *testing.T, c *Checker, l *lessons.Lesson, src string) *LessonResult {
+	t.Helper()
+	r, err := c.newRun(lessonFile(t, "sched.go", []byte(src)), []*lessons.Lesson{l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.cleanup)
+	res := c.gradeRun(context.Background(), l.ID, l.Title, r, []*lessons.Lesson{l})
+	if res.Status == StatusError || res.NotCompiled {
+		t.Fatalf("%s: %s %q", res.Status, res.Error, res.CompileErrors)
+	}
+	return res
+}

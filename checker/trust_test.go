@@ -42,15 +42,7 @@ func gradeMini(t *testing.T, src string, race bool, maxTimeouts int, limits map[
 			l.Tests = append(l.Tests, lessons.Test{Name: name, Points: 1, Timeout: d})
 		}
 	}
-	r, err := c.newRun(lessonFile(t, "sched.go", []byte(src)), []*lessons.Lesson{l})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.cleanup)
-	res := c.gradeRun(context.Background(), l.ID, l.Title, r, []*lessons.Lesson{l})
-	if res.Status == StatusError || res.NotCompiled {
-		t.Fatalf("%s: %s %q", res.Status, res.Error, res.CompileErrors)
-	}
+	res := gradeSched(t, c, l, src)
 	for _, tr := range res.Tests {
 		t.Logf("%s %s: %s", tr.Status, tr.Name, tr.Message)
 	}
