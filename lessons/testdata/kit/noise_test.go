@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
+	"testing"
+	"time"
 )
 
 // Noise on real threads. A controlled run (interleave_test.go,
@@ -56,4 +58,32 @@ func kitNoisePoint() {
 			kitNoiseSink.Add(1)
 		}
 	}
+}
+
+// kitPreempted makes the noise of the rest of t heavier: before one
+// operation in 512, the thread also sleeps for 1 to 16µs, as a thread the
+// operating system takes off its core does; meanwhile the other threads
+// run, the width of many whole operations. The real-thread tests that
+// judge a lesson's race guarantee ask for it: a window a thread crosses in
+// a few nanoseconds then holds whole steals (a twenty-fourth red team's
+// thief that copied after its CAS only when it had seen the ring move
+// failed the steal test in 4 runs of 20 without it, in 20 of 20 with it).
+// In a test of one thread it only costs time, which is why not every test
+// asks for it.
+func kitPreempted(t *testing.T) {
+	old := setInterleaveHook(kitPreemptedPoint)
+	oldSlot := setSlotHook(kitPreemptedPoint)
+	t.Cleanup(func() {
+		setInterleaveHook(old)
+		setSlotHook(oldSlot)
+	})
+}
+
+// kitPreemptedPoint is kitNoisePoint with kitPreempted's sleeps.
+func kitPreemptedPoint() {
+	if r := rand.Uint32(); r%512 == 0 {
+		time.Sleep(time.Duration(1+(r>>9)%16) * time.Microsecond)
+		return
+	}
+	kitNoisePoint()
 }

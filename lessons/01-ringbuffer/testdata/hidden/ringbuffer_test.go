@@ -379,6 +379,7 @@ func TestL01StealAndDrain(t *testing.T) {
 // TestL01ConcurrentSteal: one owner puts and gets while three thieves
 // steal, on real threads. Every G must come out exactly once.
 func TestL01ConcurrentSteal(t *testing.T) {
+	kitPreempted(t)
 	w := newL01StealWorld(50, 300, 0, rand.Uint32())
 	var wg sync.WaitGroup
 	for i := 1; i <= 3; i++ {
@@ -630,6 +631,7 @@ func (w *l01RefillWorld) verdict() string {
 
 // TestL01InScheduler runs the real scheduler on the learner's ring.
 func TestL01InScheduler(t *testing.T) {
+	kitPreempted(t)
 	const n = 3000
 	var ran [n + 1]atomic.Int32
 	err := kitRun(t, Config{Procs: 4, RandomizeScheduler: true}, 20*time.Second, func(gp *G) {

@@ -596,6 +596,7 @@ func TestL02RunnextStolen(t *testing.T) {
 // each new G in runnext, kicking the last) on 4 Ps with a randomized
 // scheduler. Every message arrives and every G runs exactly once.
 func TestL02Stress(t *testing.T) {
+	kitPreempted(t)
 	const pairs, rounds = 40, 100
 	const chains, depth = 20, 20
 	var received [pairs]atomic.Int32

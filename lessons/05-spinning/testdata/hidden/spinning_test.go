@@ -385,6 +385,7 @@ func l05quiet(t *testing.T, sched *schedt) (nmspinning, npidle, gomaxprocs int32
 // idle, no M can be spinning, so nmspinning must be 0. A leaked count makes
 // every later wakep think someone is already looking for work.
 func TestL05NoLeakedSpinners(t *testing.T) {
+	kitPreempted(t)
 	for round := 0; round < 4; round++ {
 		cfg := Config{Procs: 4, RandomizeScheduler: round%2 == 1}
 		rt := New(cfg)

@@ -528,6 +528,7 @@ func l06waiting(ws []WaitingG) string {
 // Gs parked with Park, all on 4 Ps under the race detector: every G runs
 // exactly once, every value arrives, the Mutex excludes.
 func TestL06Stress(t *testing.T) {
+	kitPreempted(t)
 	const (
 		pairs, rounds  = 40, 100
 		lockers, locks = 100, 20
