@@ -443,30 +443,36 @@ func (g *grading) result(start time.Time) *LessonResult {
 	return res
 }
 
-// holdTogether fails, with the first that failed, every test that passed
-// on its own but shares a guarantee (lessons.Test.Guarantee) with a test
-// that did not pass: the tests of one guarantee score together.
+// holdTogether fails every test that passed on its own but shares a
+// guarantee (lessons.Test.Guarantee) with a test that did not pass: the
+// tests of one guarantee score together. It names the first that failed
+// on its own (a test a fail-fast run did not get to says nothing), else
+// the first that did not pass.
 func (g *grading) holdTogether() {
-	failing := map[string]string{} // a guarantee → the first of its tests that did not pass
+	members := map[string][]string{} // a guarantee → its tests, in order
+	culprit := map[string]string{}   // a guarantee → the test its passes fail with
 	for _, name := range g.order {
-		t := g.tests[name]
-		if tr, ok := g.results[name]; ok && t.Guarantee != "" && tr.Status != StatusPass && failing[t.Guarantee] == "" {
-			failing[t.Guarantee] = name
-		}
-	}
-	for _, name := range g.order {
-		t := g.tests[name]
-		first := failing[t.Guarantee]
-		if tr, ok := g.results[name]; !ok || first == "" || tr.Status != StatusPass {
+		gu := g.tests[name].Guarantee
+		tr, ok := g.results[name]
+		if gu == "" || !ok {
 			continue
 		}
-		var members []string
-		for _, other := range g.order {
-			if g.tests[other].Guarantee == t.Guarantee {
-				members = append(members, other)
+		members[gu] = append(members[gu], name)
+		if tr.Status != StatusPass && (culprit[gu] == "" || failedOnItsOwn(tr) && !failedOnItsOwn(g.results[culprit[gu]])) {
+			culprit[gu] = name
+		}
+	}
+	for gu, names := range members {
+		first := culprit[gu]
+		if first == "" {
+			continue
+		}
+		for _, name := range names {
+			if tr := g.results[name]; tr.Status == StatusPass {
+				others := slices.DeleteFunc(slices.Clone(names), func(m string) bool { return m == name })
+				g.record(name, StatusFail, fmt.Sprintf("%s%s: this test passed, but it judges one guarantee (%s) with %s, and they score only together. "+
+					"Fix what %s says; this test scores again with it", FailsWithPrefix, first, gu, strings.Join(others, ", "), first), tr.Elapsed)
 			}
 		}
-		g.record(name, StatusFail, fmt.Sprintf("%s%s: this test passed, but it judges one guarantee (%s) with %s, and they score only together. "+
-			"Fix what %s says; this test scores again with it", FailsWithPrefix, first, t.Guarantee, strings.Join(slices.DeleteFunc(members, func(m string) bool { return m == name }), ", "), first), g.results[name].Elapsed)
 	}
 }

@@ -45,3 +45,28 @@ func TestGuaranteeScoresTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestGuaranteeNamesTheTestThatFailed: in a fail-fast run, a test of the
+// guarantee that was not run comes first in the lesson's order; the
+// passes fail with the test that failed on its own, not with it.
+func TestGuaranteeNamesTheTestThatFailed(t *testing.T) {
+	g := &grading{tests: map[string]lessons.Test{}, results: map[string]TestResult{}}
+	for _, name := range []string{"TestNotRun", "TestWrong", "TestRight", "TestElsewhere"} {
+		tt := lessons.Test{Name: name, Points: 1, Guarantee: "exactly once"}
+		if name == "TestElsewhere" {
+			tt.Guarantee = ""
+		}
+		g.tests[name], g.order = tt, append(g.order, name)
+	}
+	g.record("TestNotRun", StatusFail, notRunPrefix+"an earlier test failed", 0)
+	g.record("TestWrong", StatusFail, "wrong", 0)
+	g.record("TestRight", StatusPass, "", 0)
+	g.record("TestElsewhere", StatusPass, "", 0)
+	g.holdTogether()
+	if got := g.results["TestRight"]; got.Status != StatusFail || got.Score != 0 || !strings.HasPrefix(got.Message, FailsWithPrefix+"TestWrong: ") {
+		t.Errorf("TestRight: %s %d %q, want a failure, 0 points, %q first", got.Status, got.Score, got.Message, FailsWithPrefix+"TestWrong: ")
+	}
+	if got := g.results["TestElsewhere"]; got.Status != StatusPass || got.Score != 1 {
+		t.Errorf("TestElsewhere, in no guarantee: %s %d, want a pass and its point", got.Status, got.Score)
+	}
+}
