@@ -61,9 +61,9 @@ func kitNoisePoint() {
 }
 
 // kitPreempted makes the noise of the rest of t heavier: before one
-// operation in 512, the thread also sleeps for 1 to 16µs, as a thread the
-// operating system takes off its core does; meanwhile the other threads
-// run, the width of many whole operations. The real-thread tests that
+// operation in 512, the thread also stops for 1 to 16µs (kitHold), as a
+// thread the operating system takes off its core does; meanwhile the other
+// threads run, the width of many whole operations. The real-thread tests that
 // judge a lesson's race guarantee ask for it: a window a thread crosses in
 // a few nanoseconds then holds whole steals (a twenty-fourth red team's
 // thief that copied after its CAS only when it had seen the ring move
@@ -79,11 +79,22 @@ func kitPreempted(t *testing.T) {
 	})
 }
 
-// kitPreemptedPoint is kitNoisePoint with kitPreempted's sleeps.
+// kitPreemptedPoint is kitNoisePoint with kitPreempted's stops.
 func kitPreemptedPoint() {
 	if r := rand.Uint32(); r%512 == 0 {
-		time.Sleep(time.Duration(1+(r>>9)%16) * time.Microsecond)
+		kitHold(time.Duration(1+(r>>9)%16) * time.Microsecond)
 		return
 	}
 	kitNoisePoint()
+}
+
+// kitHold keeps the thread busy for d, without a scheduling point: the
+// other threads run meanwhile, as they do while the operating system has
+// this one off its core. It does not sleep: Go wakes a sleeping goroutine
+// on its timers, which, on a machine whose other threads are all busy, may
+// be a millisecond late, a hundred times d, and the test's time goes to
+// waiting.
+func kitHold(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
 }
