@@ -424,7 +424,7 @@ func l01ControlledSteal(t *testing.T, seed uint64) string {
 		msg = w.verdict()
 	}
 	if err == nil && msg == "" {
-		r := newL01RefillWorld(300, base, ringAt)
+		r := newL01RefillWorld(300, base, ringAt, false)
 		err = kitInterleaveWalk(seed, walk, "the owner", r.owner, "the thief", r.thief)
 		if err == nil {
 			msg = r.verdict()
@@ -532,18 +532,17 @@ func (w *l01StealWorld) verdict() string {
 }
 
 // l01refillRace: the owner keeps its ring full with runqputtail, a G at a
-// time, the moment a steal frees a slot. A runqputtail that publishes its
-// tail before it stores the G, or a thief that reads the slots it takes
-// after its CompareAndSwap of the head (not before), hands the thief a G
-// that is not its own, now and then. It is a race of real threads, so it
-// is likely, not certain (a blind set's runqgrab that copies after its
-// CompareAndSwap failed it in 13 checks of 20); TestL01Explore finds both
-// mistakes every time, in the order of operations that shows them (the
-// ring's head and tail are scheduling points after each write too). No
-// correct file has failed either.
+// time, the moment a steal frees a slot, and the thief steals from a full
+// ring. A runqputtail that publishes its tail before it stores the G, or a
+// thief that reads the slots it takes after its CompareAndSwap of the head
+// (not before), hands the thief a G that is not its own, now and then. It
+// is a race of real threads, so it is likely, not certain; TestL01Explore
+// finds both mistakes every time, in the order of operations that shows
+// them (the ring's head and tail are scheduling points after each write
+// too). No correct file has failed either.
 func l01refillRace(t *testing.T) {
 	t.Helper()
-	w := newL01RefillWorld(3000, 0, rand.Uint32())
+	w := newL01RefillWorld(l01RefillSteals, 0, rand.Uint32(), true)
 	go w.thief()
 	w.owner()
 	if msg := w.verdict(); msg != "" {
@@ -551,69 +550,158 @@ func l01refillRace(t *testing.T) {
 	}
 }
 
+// l01RefillSteals is how many steals l01refillRace makes. Each is from a
+// full ring, so each is a chance for the owner's next put to land in a
+// slot the steal has just taken: a thief that copies after its
+// CompareAndSwap was caught within its first 80 steals in each of 5 runs.
+const l01RefillSteals = 500
+
 // l01RefillWorld is l01refillRace's: a full ring whose owner refills it
-// the moment a steal makes room, while a thief makes its steals.
+// the moment a steal makes room, while a thief steals from it.
+//
+// On real threads (onRealThreads) the thief steals when the owner says its
+// ring is full again; while it is full, the owner runs a G from its head
+// and puts another, so the ring moves under the thief as a busy P's does;
+// and the owner looks at its ring without a scheduling point, so it sees
+// room the moment a steal commits. Under a controlled scheduler every look
+// must be a scheduling point (a thread that waits without one is never
+// switched out), and the thief does not wait.
 type l01RefillWorld struct {
-	sched  *schedt
-	steals int
-	first  int64 // the first G's ID
-	next   int64
-	done   atomic.Bool
-	seen   sync.Map // by the thief only, then read after
-	dup    atomic.Pointer[string]
+	sched         *schedt
+	steals        int
+	onRealThreads bool
+	refilled      chan struct{} // on real threads: the ring is full again
+	first         int64         // the first G's ID
+	next          int64
+	done          atomic.Bool
+	stolen, ran   []bool // by G ID - first: the thief's and the owner's, read after done
+	dup           atomic.Pointer[string]
 }
 
-func newL01RefillWorld(steals int, base int64, ringAt uint32) *l01RefillWorld {
-	w := &l01RefillWorld{sched: kitSched(2, Config{}), steals: steals, first: base + 1, next: base + 1}
+// l01RefillRuns is how many Gs the owner runs from a full ring, at most,
+// between two steals.
+const l01RefillRuns = 64
+
+func newL01RefillWorld(steals int, base int64, ringAt uint32, onRealThreads bool) *l01RefillWorld {
+	w := &l01RefillWorld{sched: kitSched(2, Config{}), steals: steals, onRealThreads: onRealThreads,
+		refilled: make(chan struct{}, 1), first: base + 1, next: base + 1}
 	kitRingsAt(w.sched, ringAt)
-	for range 256 {
-		w.put()
+	// The owner puts a G only into room that a steal, or a G it ran, made;
+	// a steal takes at most a whole ring: no G's ID is past this.
+	ring := len(w.sched.allp[0].runq)
+	w.stolen = make([]bool, (ring+l01RefillRuns)*(steals+1))
+	w.ran = make([]bool, len(w.stolen))
+	for range ring {
+		runqputtail(w.sched.allp[0], w.newG())
 	}
+	w.refilled <- struct{}{}
 	return w
 }
 
-func (w *l01RefillWorld) put() {
-	runqputtail(w.sched.allp[0], kitG(w.sched, w.next))
+func (w *l01RefillWorld) newG() *g {
+	gp := kitG(w.sched, w.next)
 	w.next++
+	return gp
 }
 
+// thief steals from the owner, on real threads once its ring is full again
+// (or after a while: a wrong file's ring may never fill), and takes every G
+// the steal gave it.
 func (w *l01RefillWorld) thief() {
 	defer w.done.Store(true)
 	owner, thief := w.sched.allp[0], w.sched.allp[1]
+	wait := time.NewTimer(time.Hour)
 	for range w.steals {
+		if w.onRealThreads {
+			wait.Reset(5 * time.Millisecond)
+			select {
+			case <-w.refilled:
+			case <-wait.C:
+			}
+		}
 		gp := runqsteal(thief, owner, false)
 		for ; gp != nil; gp = runqgethead(thief) {
-			if _, loaded := w.seen.LoadOrStore(gp.goid, true); loaded && w.dup.Load() == nil {
-				msg := fmt.Sprintf("the thief took %s twice", kitID(gp))
-				w.dup.Store(&msg)
-			}
+			w.took(w.stolen, gp, "from a steal")
 		}
 	}
 }
 
+// owner holds its next G ready and puts it the moment there is room. On
+// real threads it tells the thief when its ring is full again (or when it
+// has put a ring's worth since it last did: a wrong file's may never
+// fill), and runs Gs from a full ring, a few at most, until a steal.
 func (w *l01RefillWorld) owner() {
 	owner := w.sched.allp[0]
+	gp := w.newG()
+	sinceTold, runs := 0, 0
 	for !w.done.Load() {
-		if owner.runqtail.Load()-owner.runqhead.Load() < uint32(len(owner.runq)) {
-			w.put()
+		if w.next-w.first >= int64(len(w.stolen)) {
+			continue // only a wrong file's counters get here: stop putting
+		}
+		if w.len(owner) >= uint32(len(owner.runq)) {
+			if !w.onRealThreads || runs == l01RefillRuns {
+				continue
+			}
+			if ran := runqgethead(owner); ran != nil {
+				w.took(w.ran, ran, "run by the owner")
+				runs++
+			}
+		}
+		runqputtail(owner, gp)
+		gp = w.newG()
+		sinceTold++
+		if w.onRealThreads && (w.len(owner) >= uint32(len(owner.runq)) || sinceTold >= len(owner.runq)) {
+			select {
+			case w.refilled <- struct{}{}:
+				runs = 0
+			default:
+			}
+			sinceTold = 0
 		}
 	}
+	w.next-- // the G held ready was never put
+}
+
+// len is how many Gs pp's ring holds. On real threads it looks with plain
+// atomics, which are no scheduling points.
+func (w *l01RefillWorld) len(pp *p) uint32 {
+	if w.onRealThreads {
+		return (*atomic.Uint32)(&pp.runqtail).Load() - (*atomic.Uint32)(&pp.runqhead).Load()
+	}
+	return pp.runqtail.Load() - pp.runqhead.Load()
+}
+
+// took records in seen that gp came out, and a G that came out twice.
+func (w *l01RefillWorld) took(seen []bool, gp *g, where string) {
+	i := gp.goid - w.first
+	if i < 0 || i >= int64(len(seen)) {
+		return // not this world's: the verdict counts this world's Gs
+	}
+	if seen[i] && w.dup.Load() == nil {
+		msg := fmt.Sprintf("%s came out twice, the second time %s", kitID(gp), where)
+		w.dup.Store(&msg)
+	}
+	seen[i] = true
 }
 
 // verdict, once both are done, is what went wrong, or "".
 func (w *l01RefillWorld) verdict() string {
-	var lost []int64
-	taken := map[int64]bool{}
-	w.seen.Range(func(k, _ any) bool { taken[k.(int64)] = true; return true })
 	owner := w.sched.allp[0]
 	for gp := runqgethead(owner); gp != nil; gp = runqgethead(owner) {
-		taken[gp.goid] = true
+		w.took(w.ran, gp, "from the owner's ring after the steals")
 	}
 	for gp := w.sched.runq.pop(); gp != nil; gp = w.sched.runq.pop() {
-		taken[gp.goid] = true
+		w.took(w.ran, gp, "from the global queue")
 	}
+	var lost []int64
 	for id := w.first; id < w.next; id++ {
-		if !taken[id] {
+		switch i := id - w.first; {
+		case w.stolen[i] && w.ran[i]:
+			if w.dup.Load() == nil {
+				msg := fmt.Sprintf("G %d came out twice: stolen, and also run by the owner", id)
+				w.dup.Store(&msg)
+			}
+		case !w.stolen[i] && !w.ran[i]:
 			lost = append(lost, id)
 		}
 	}
