@@ -69,6 +69,7 @@ type kitController struct {
 	step     int
 	change   map[int]bool
 	walk     float64    // kitInterleaveWalk's: the chance of a switch at each point
+	watch    func()     // kitInterleaveWalkWatched's: called at every point of every thread
 	rng      *rand.Rand // which draws them
 	low      int
 	high     int // above every priority: a thread that wakes gets it
@@ -283,7 +284,7 @@ func kitEachSeed(t *testing.T, n uint64, check func(seed uint64) string) {
 // something other than a scheduling point, such as a lock another thread
 // holds: only lock-free code may run under it).
 func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
-	return kitControl(seed, depth, steps, 0, threads...)
+	return kitControl(seed, depth, steps, 0, nil, threads...)
 }
 
 // kitInterleaveWalk runs the threads as kitInterleave does, but switches
@@ -295,14 +296,26 @@ func kitInterleave(seed uint64, depth, steps int, threads ...any) error {
 // the real-thread tests' own worlds, with their Gs, this is a controlled
 // run that looks like theirs, where a mistake meets many switches.
 func kitInterleaveWalk(seed uint64, walk float64, threads ...any) error {
-	return kitControl(seed, 1, 0, walk, threads...)
+	return kitControl(seed, 1, 0, walk, nil, threads...)
 }
 
-func kitControl(seed uint64, depth, steps int, walk float64, threads ...any) error {
+// kitInterleaveWalkWatched is kitInterleaveWalk, and it calls watch at
+// every scheduling point of every thread, before its operation, with no
+// other thread running: watch sees every state the threads' operations
+// see, and may record what it needs of it (with plain loads: a scheduling
+// point inside watch is not the controller's to take). A test can then
+// judge a call by every state the shared memory held while it ran: a
+// steal that found nothing must have met an empty ring at some moment of
+// its call.
+func kitInterleaveWalkWatched(seed uint64, walk float64, watch func(), threads ...any) error {
+	return kitControl(seed, 1, 0, walk, watch, threads...)
+}
+
+func kitControl(seed uint64, depth, steps int, walk float64, watch func(), threads ...any) error {
 	kitRunStarts()
 	defer kitRunEnds()
 	rng := rand.New(rand.NewPCG(seed, 0x6b617461))
-	c := &kitController{change: map[int]bool{}, walk: walk, rng: rand.New(rand.NewPCG(seed, 0x77616c6b))}
+	c := &kitController{change: map[int]bool{}, walk: walk, watch: watch, rng: rand.New(rand.NewPCG(seed, 0x77616c6b))}
 	n := len(threads) / 2
 	perm := rng.Perm(n)
 	for i := 0; i < n; i++ {
@@ -441,6 +454,9 @@ func kitSleep() {
 // point, by the walk's chance, when th spins, or when th sleeps.
 func (c *kitController) switchAt(th *kitCtlThread, sleeps bool) {
 	c.mu.Lock()
+	if c.watch != nil {
+		c.watch()
+	}
 	c.step++
 	th.run++
 	woke := false
@@ -473,6 +489,9 @@ func (c *kitController) switchAt(th *kitCtlThread, sleeps bool) {
 // exit ends th's part in the run and hands the turn on.
 func (c *kitController) exit(th *kitCtlThread) {
 	c.mu.Lock()
+	if c.watch != nil {
+		c.watch() // the state th's last operation left
+	}
 	th.done = true
 	next := c.pick()
 	c.mu.Unlock()

@@ -418,7 +418,8 @@ func l01ControlledSteal(t *testing.T, seed uint64) string {
 	base := int64(rng.IntN(50*300 - 600))
 	ringAt := rng.Uint32() // a ring's counters are anywhere, as on a busy P
 	w := newL01StealWorld(2, 300, base, ringAt)
-	err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2), "thief 3", w.thief(3))
+	w.watched = true
+	err := kitInterleaveWalkWatched(seed, walk, w.watch, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2), "thief 3", w.thief(3))
 	var msg string
 	if err == nil { // else a thread may still run: read nothing
 		msg = w.verdict()
@@ -459,6 +460,27 @@ type l01StealWorld struct {
 	dup              chan string
 	stop             atomic.Bool
 	base, put        int64 // the Gs are G base+1 to G base+put
+	// Under kitInterleaveWalkWatched (watched), watch keeps, for each
+	// thief, whether the owner's ring was empty at some moment of its steal
+	// under way; foundNothing is the first steal that found nothing
+	// though it never was.
+	watched      bool
+	sawEmpty     [4]bool
+	foundNothing string
+}
+
+// watch is l01ControlledSteal's watch: the owner's ring is empty now.
+func (w *l01StealWorld) watch() {
+	if w.ownerEmpty() {
+		w.sawEmpty = [4]bool{true, true, true, true}
+	}
+}
+
+// ownerEmpty says whether the owner's ring is empty, with plain loads:
+// no scheduling point.
+func (w *l01StealWorld) ownerEmpty() bool {
+	owner := w.sched.allp[0]
+	return (*atomic.Uint32)(&owner.runqtail).Load() == (*atomic.Uint32)(&owner.runqhead).Load()
 }
 
 // newL01StealWorld's rings start at ringAt (kitRingsAt): a ring's counters
@@ -487,7 +509,14 @@ func (w *l01StealWorld) thief(i int) func() {
 	return func() {
 		thief, owner := w.sched.allp[i], w.sched.allp[0]
 		for !w.stop.Load() {
-			if gp := runqsteal(thief, owner, false); gp != nil {
+			if w.watched {
+				w.sawEmpty[i] = w.ownerEmpty()
+			}
+			gp := runqsteal(thief, owner, false)
+			if w.watched && gp == nil && !w.sawEmpty[i] && w.foundNothing == "" {
+				w.foundNothing = fmt.Sprintf("thief %d's runqsteal returned nothing, but the owner's ring held Gs at every moment of the call", i)
+			}
+			if gp != nil {
 				w.take(gp, "a thief's runqsteal")
 				for gp := runqgethead(thief); gp != nil; gp = runqgethead(thief) {
 					w.take(gp, "a thief's own ring")
@@ -527,6 +556,11 @@ func (w *l01StealWorld) verdict() string {
 	}
 	if got := w.total.Load(); got != w.put {
 		return fmt.Sprintf("%s were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), kitCount(int(w.put), "G"), got)
+	}
+	if w.foundNothing != "" {
+		return w.foundNothing + " (every operation of every thread was the controlled scheduler's, so the test saw each state the ring was in). " +
+			"A runqgrab that reads the head, then the tail, finds nothing only when they were equal at its second read: the ring was empty then. " +
+			"After a lost CompareAndSwap of runqhead, read both again; never give up while the ring holds Gs (**new**: this test checks it since late November 2026; read the head first, as the task says)" + kitHint(l01)
 	}
 	return ""
 }
