@@ -45,7 +45,7 @@ func init() {
 			{Name: "TestL02Explore", Points: 7, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
 				About: "the owner of a running P and a thief race for runnext in EVERY order with at most two (three for two puts) preemptions: no G lost or taken twice, inheritTime only for the G taken from runnext, an end state the reference reaches"},
 			{Name: "TestL02ControlledSteal", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
-				About: "a running P's owner puts and runs Gs while two thieves steal, under a controlled scheduler that switches at random (a world like TestL02Stress's: same Gs, same states): every G once, inheritTime only from runnext, runqget never nil while the P holds a G"},
+				About: "a running P's owner puts and runs Gs while two thieves steal, under a controlled scheduler that switches at random (a world like TestL02Stress's: same Gs, same states): every G once, inheritTime only from runnext, runqget never nil while the P holds a G, a steal that finds nothing met an empty ring, then an empty runnext"},
 			{Name: "TestL02Differential", Points: 8, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "on 80 generated states, runqput, runqget, runqempty and runqgrabnext do what the reference's do: same results, same runnext, rings and back-offs"},
 		},
@@ -55,4 +55,4 @@ func init() {
 // l02Races is the guarantee (lessons.Test.Guarantee) the lesson's race
 // tests judge together: one atomic operation at a time in orders a
 // controlled scheduler picks, every order up to a bound, and real threads.
-const l02Races = "every G comes out of runnext and the ring exactly once, and runqempty never lies, while the owner and thieves race"
+const l02Races = "every G comes out of runnext and the ring exactly once, runqempty never lies, and a steal finds nothing only in an empty P, while the owner and thieves race"

@@ -28,7 +28,7 @@ func TestL02ControlledSteal(t *testing.T) {
 func l02ControlledSteal(t *testing.T, seed uint64) string {
 	walk := l02Walks[(seed-1)%uint64(len(l02Walks))]
 	w := newL02StealWorld(seed, 2000)
-	err := kitInterleaveWalk(seed, walk, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2))
+	err := kitInterleaveWalkWatched(seed, walk, w.watch, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2))
 	msg := ""
 	if err != nil {
 		msg = err.Error()
@@ -62,6 +62,24 @@ type l02StealWorld struct {
 	stop     atomic.Bool
 	lastNext *g         // the owner's: the G in runnext after its last put, unless it took it back
 	rng      *rand.Rand // the owner's choices
+	// For each thief, what watch has seen during its steal under way: the
+	// owner's ring empty (emptied), and after that its runnext empty too
+	// (found): a steal that finds nothing must have met both, in that
+	// order, as runqgrab's read of the ring and then runqgrabnext's of
+	// runnext do.
+	emptied, found [3]bool
+}
+
+// watch is TestL02ControlledSteal's watch (kitInterleaveWalkWatched): it
+// looks at the owner's P with plain loads, no scheduling point.
+func (w *l02StealWorld) watch() {
+	pp := w.sched.allp[0]
+	ringEmpty := (*atomic.Uint32)(&pp.runqtail).Load() == (*atomic.Uint32)(&pp.runqhead).Load()
+	nextEmpty := (*atomic.Pointer[g])(&pp.runnext).Load() == nil
+	for i := range w.emptied {
+		w.emptied[i] = w.emptied[i] || ringEmpty
+		w.found[i] = w.found[i] || (w.emptied[i] && nextEmpty)
+	}
 }
 
 func newL02StealWorld(seed uint64, n int) *l02StealWorld {
@@ -102,7 +120,13 @@ func (w *l02StealWorld) thief(i int) func() {
 	return func() {
 		thief, owner := w.sched.allp[i], w.sched.allp[0]
 		for !w.stop.Load() {
-			if gp := runqsteal(thief, owner, true); gp != nil {
+			w.emptied[i], w.found[i] = false, false
+			w.watch()
+			if gp := runqsteal(thief, owner, true); gp == nil && !w.found[i] {
+				w.report(fmt.Sprintf("thief %d's runqsteal(stealRunNextG=true) returned nothing, but the owner's P never had an empty ring followed by an empty runnext during the call "+
+					"(every operation of every thread was the controlled scheduler's, so the test saw each state): runqgrabnext returns nil without retry only when it read runnext empty; "+
+					"after a lost CompareAndSwap of runnext, say retry (**new**: this test checks it since late November 2026)", i))
+			} else if gp != nil {
 				w.take(gp, "a thief's runqsteal")
 				for gp, _ := runqget(thief); gp != nil; gp, _ = runqget(thief) {
 					w.take(gp, "a thief's own runqget")
