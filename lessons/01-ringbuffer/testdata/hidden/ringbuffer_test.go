@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -587,8 +588,11 @@ func l01refillRace(t *testing.T) {
 // l01RefillSteals is how many steals l01refillRace makes. Each is from a
 // full ring, so each is a chance for the owner's next put to land in a
 // slot the steal has just taken: a thief that copies after its
-// CompareAndSwap was caught within its first 80 steals in each of 5 runs.
-const l01RefillSteals = 500
+// CompareAndSwap was caught within its first 80 steals in each of 5 runs,
+// and red team 24's thief that does so only when it saw the ring move
+// failed the test in 18 runs of 20 (19 with 200 steals, 10 of 10 with
+// 500, which cost a warm kata check 0.4 s more).
+const l01RefillSteals = 300
 
 // l01RefillWorld is l01refillRace's: a full ring whose owner refills it
 // the moment a steal makes room, while a thief steals from it.
@@ -670,10 +674,12 @@ func (w *l01RefillWorld) owner() {
 	sinceTold, runs := 0, 0
 	for !w.done.Load() {
 		if w.next-w.first >= int64(len(w.stolen)) {
-			continue // only a wrong file's counters get here: stop putting
+			w.idle() // only a wrong file's counters get here: stop putting
+			continue
 		}
 		if w.len(owner) >= uint32(len(owner.runq)) {
 			if !w.onRealThreads || runs == l01RefillRuns {
+				w.idle()
 				continue
 			}
 			if ran := runqgethead(owner); ran != nil {
@@ -694,6 +700,17 @@ func (w *l01RefillWorld) owner() {
 		}
 	}
 	w.next-- // the G held ready was never put
+}
+
+// idle is a turn of the owner's loop that does nothing. On real threads it
+// yields its thread: the thief may be waiting for one (with GOMAXPROCS=1
+// an owner that spins without yielding left the thief waiting for the
+// runtime to preempt it, and the test took 51 s, not half a second).
+// Under a controlled scheduler its looks are scheduling points already.
+func (w *l01RefillWorld) idle() {
+	if w.onRealThreads {
+		runtime.Gosched()
+	}
 }
 
 // len is how many Gs pp's ring holds. On real threads it looks with plain
