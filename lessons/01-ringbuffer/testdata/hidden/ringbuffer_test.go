@@ -481,7 +481,7 @@ func (w *l01StealWorld) watch() {
 // no scheduling point.
 func (w *l01StealWorld) ownerEmpty() bool {
 	owner := w.sched.allp[0]
-	return (*atomic.Uint32)(&owner.runqtail).Load() == (*atomic.Uint32)(&owner.runqhead).Load()
+	return kitRawRing(&owner.runqtail).Load() == kitRawRing(&owner.runqhead).Load()
 }
 
 // newL01StealWorld's rings start at ringAt (kitRingsAt): a ring's counters
@@ -677,7 +677,7 @@ func (w *l01RefillWorld) owner() {
 			w.idle() // only a wrong file's counters get here: stop putting
 			continue
 		}
-		if w.len(owner) >= uint32(len(owner.runq)) {
+		if w.queued(owner) >= uint32(len(owner.runq)) {
 			if !w.onRealThreads || runs == l01RefillRuns {
 				w.idle()
 				continue
@@ -690,7 +690,7 @@ func (w *l01RefillWorld) owner() {
 		runqputtail(owner, gp)
 		gp = w.newG()
 		sinceTold++
-		if w.onRealThreads && (w.len(owner) >= uint32(len(owner.runq)) || sinceTold >= len(owner.runq)) {
+		if w.onRealThreads && (w.queued(owner) >= uint32(len(owner.runq)) || sinceTold >= len(owner.runq)) {
 			select {
 			case w.refilled <- struct{}{}:
 				runs = 0
@@ -713,11 +713,11 @@ func (w *l01RefillWorld) idle() {
 	}
 }
 
-// len is how many Gs pp's ring holds. On real threads it looks with plain
+// queued is how many Gs pp's ring holds. On real threads it looks with plain
 // atomics, which are no scheduling points.
-func (w *l01RefillWorld) len(pp *p) uint32 {
+func (w *l01RefillWorld) queued(pp *p) uint32 {
 	if w.onRealThreads {
-		return (*atomic.Uint32)(&pp.runqtail).Load() - (*atomic.Uint32)(&pp.runqhead).Load()
+		return kitRawRing(&pp.runqtail).Load() - kitRawRing(&pp.runqhead).Load()
 	}
 	return pp.runqtail.Load() - pp.runqhead.Load()
 }

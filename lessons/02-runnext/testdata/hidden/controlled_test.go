@@ -74,8 +74,8 @@ type l02StealWorld struct {
 // looks at the owner's P with plain loads, no scheduling point.
 func (w *l02StealWorld) watch() {
 	pp := w.sched.allp[0]
-	ringEmpty := (*atomic.Uint32)(&pp.runqtail).Load() == (*atomic.Uint32)(&pp.runqhead).Load()
-	nextEmpty := (*atomic.Pointer[g])(&pp.runnext).Load() == nil
+	ringEmpty := kitRawRing(&pp.runqtail).Load() == kitRawRing(&pp.runqhead).Load()
+	nextEmpty := kitRawG(&pp.runnext).Load() == nil
 	for i := range w.emptied {
 		w.emptied[i] = w.emptied[i] || ringEmpty
 		w.found[i] = w.found[i] || (w.emptied[i] && nextEmpty)
