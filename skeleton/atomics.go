@@ -79,15 +79,22 @@ func (a *atomicUint32) And(mask uint32) (old uint32) {
 // explorer runs, not a race of real threads that happens some runs in ten.
 type atomicRingIndex atomic.Uint32
 
-func (a *atomicRingIndex) Load() uint32 { schedPoint(); return (*atomic.Uint32)(a).Load() }
+func (a *atomicRingIndex) Load() uint32 {
+	schedPoint()
+	v := (*atomic.Uint32)(a).Load()
+	ringIndexDid(a, ringLoad, v, v)
+	return v
+}
 func (a *atomicRingIndex) Store(val uint32) {
 	schedPoint()
 	(*atomic.Uint32)(a).Store(val)
+	ringIndexDid(a, ringStore, val, val)
 	schedPoint()
 }
 func (a *atomicRingIndex) Add(delta uint32) uint32 {
 	schedPoint()
 	n := (*atomic.Uint32)(a).Add(delta)
+	ringIndexDid(a, ringStore, n, n)
 	schedPoint()
 	return n
 }
@@ -96,9 +103,21 @@ func (a *atomicRingIndex) CompareAndSwap(old, new uint32) bool {
 	if !(*atomic.Uint32)(a).CompareAndSwap(old, new) {
 		return false // nothing written: nothing to see between here and the caller's next step
 	}
+	ringIndexDid(a, ringCAS, old, new)
 	schedPoint()
 	return true
 }
+
+// ringOp is what an operation of a ring's head or tail did, for
+// ringIndexDid: read v (ringLoad: old and new are both v), wrote v
+// (ringStore), or moved it from old to new (ringCAS, one that succeeded).
+type ringOp uint8
+
+const (
+	ringLoad ringOp = iota
+	ringStore
+	ringCAS
+)
 
 // atomicRingSlot is a slot of a P's ring (p.runq), or of the batch a thief
 // copies into: an atomic.Pointer[g] whose operations are scheduling points

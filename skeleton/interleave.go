@@ -62,6 +62,34 @@ func slotPoint() {
 	schedPoint()
 }
 
+// ringIndexHook, if set, is called after every operation of a ring's
+// head or tail (atomicRingIndex) that read or wrote it, on the goroutine
+// that made it, with what it read or wrote. The hidden tests record with
+// it what a thief read, and judge the size of its steal by the head and
+// tail it saw: on real threads too, where a file could otherwise take the
+// wrong half only when it saw other threads at work (a twenty-fifth red
+// team's did, and earned 100 for a ring that earns 44).
+var ringIndexHook atomic.Pointer[func(a *atomicRingIndex, op ringOp, old, new uint32)]
+
+// setRingIndexHook installs hook (nil: none) and returns the one before.
+func setRingIndexHook(hook func(a *atomicRingIndex, op ringOp, old, new uint32)) (old func(a *atomicRingIndex, op ringOp, old, new uint32)) {
+	var p *func(a *atomicRingIndex, op ringOp, old, new uint32)
+	if hook != nil {
+		p = &hook
+	}
+	if prev := ringIndexHook.Swap(p); prev != nil {
+		return *prev
+	}
+	return nil
+}
+
+// ringIndexDid hands an operation of a ring's index to ringIndexHook.
+func ringIndexDid(a *atomicRingIndex, op ringOp, old, new uint32) {
+	if h := ringIndexHook.Load(); h != nil {
+		(*h)(a, op, old, new)
+	}
+}
+
 // lockHooks, if set, are called by a mutex's Lock that finds it held
 // (wait, on the goroutine that asks for it) and by every Unlock (released,
 // after the release). wait returns false if the goroutine is none of the

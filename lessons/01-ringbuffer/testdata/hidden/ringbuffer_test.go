@@ -468,6 +468,7 @@ type l01StealWorld struct {
 	watched      bool
 	sawEmpty     [4]bool
 	foundNothing string
+	badSize      atomic.Pointer[string] // the first steal of the wrong size (l01StealSize)
 }
 
 // watch is l01ControlledSteal's watch: the owner's ring is empty now.
@@ -509,11 +510,17 @@ func (w *l01StealWorld) take(gp *g, who string) {
 func (w *l01StealWorld) thief(i int) func() {
 	return func() {
 		thief, owner := w.sched.allp[i], w.sched.allp[0]
+		log, stop := kitRecordRings()
+		defer stop()
 		for !w.stop.Load() {
 			if w.watched {
 				w.sawEmpty[i] = w.ownerEmpty()
 			}
+			log.ops = log.ops[:0]
 			gp := runqsteal(thief, owner, false)
+			if msg := l01StealSize(log.ops, owner); msg != "" {
+				w.badSize.CompareAndSwap(nil, &msg)
+			}
 			if w.watched && gp == nil && !w.sawEmpty[i] && w.foundNothing == "" {
 				w.foundNothing = fmt.Sprintf("thief %d's runqsteal returned nothing, but the owner's ring held Gs at every moment of the call", i)
 			}
@@ -558,12 +565,43 @@ func (w *l01StealWorld) verdict() string {
 	if got := w.total.Load(); got != w.put {
 		return fmt.Sprintf("%s were put and %d came out: some were lost (a thief's batch not published, or the head moved past unread slots)"+kitHint(l01), kitCount(int(w.put), "G"), got)
 	}
+	if msg := w.badSize.Load(); msg != nil {
+		return *msg
+	}
 	if w.foundNothing != "" {
 		return w.foundNothing + " (every operation of every thread was the controlled scheduler's, so the test saw each state the ring was in). " +
 			"A runqgrab that reads the head, then the tail, finds nothing only when they were equal at its second read: the ring was empty then. " +
 			"After a lost CompareAndSwap of runqhead, read both again; never give up while the ring holds Gs (**new**: this test checks it since late November 2026; read the head first, as the task says)" + kitHint(l01)
 	}
 	return ""
+}
+
+// l01StealSize judges the steal a thief committed from victim's ring, if
+// any, by what the thief read (ops, kitRecordRings): it must take half of
+// the Gs it read, rounded up. The head is the one its CompareAndSwap
+// replaced; the tail, any it read after it read that head (a tail only
+// grows: a later one never allows the smaller half of an earlier one). It
+// says what is wrong, or "". On real threads, where the ring moves while
+// the thief computes, this is the only way to judge a steal's size: the
+// state before or after the call tells nothing of what the thief saw.
+func l01StealSize(ops []kitRingOp, victim *p) string {
+	h, took, tails, ok := kitStealRead(ops, victim)
+	if !ok {
+		return ""
+	}
+	const news = " (**new**: since late November 2026 the steal tests judge the size of each steal by the head and tail the thief read, on real threads too)"
+	if len(tails) == 0 {
+		return fmt.Sprintf("a thief's runqgrab took %s (runqhead %d → %d) without reading runqtail after it read runqhead %d: read the head, then the tail, and take half of what they hold, rounded up"+news+kitHint(l01), kitCount(int(took), "G"), h, h+took, h)
+	}
+	for _, t := range tails {
+		if n := t - h; took == n-n/2 {
+			return ""
+		}
+	}
+	t := tails[0]
+	n := t - h
+	return fmt.Sprintf("a thief's runqgrab read runqhead %d and runqtail %d, a ring of %s, and took %d of them (runqhead %d → %d): a steal takes half, rounded up, n - n/2 = %d, of the n Gs it read, whatever other threads do meanwhile"+news+kitHint(l01),
+		h, t, kitCount(int(n), "G"), took, h, h+took, n-n/2)
 }
 
 // l01refillRace: the owner keeps its ring full with runqputtail, a G at a
@@ -614,6 +652,7 @@ type l01RefillWorld struct {
 	done          atomic.Bool
 	stolen, ran   []bool // by G ID - first: the thief's and the owner's, read after done
 	dup           atomic.Pointer[string]
+	badSize       string // the thief's first steal of the wrong size, read after done
 }
 
 // l01RefillRuns is how many Gs the owner runs from a full ring, at most,
@@ -648,6 +687,8 @@ func (w *l01RefillWorld) newG() *g {
 func (w *l01RefillWorld) thief() {
 	defer w.done.Store(true)
 	owner, thief := w.sched.allp[0], w.sched.allp[1]
+	log, stop := kitRecordRings()
+	defer stop()
 	wait := time.NewTimer(time.Hour)
 	for range w.steals {
 		if w.onRealThreads {
@@ -657,7 +698,11 @@ func (w *l01RefillWorld) thief() {
 			case <-wait.C:
 			}
 		}
+		log.ops = log.ops[:0]
 		gp := runqsteal(thief, owner, false)
+		if msg := l01StealSize(log.ops, owner); msg != "" && w.badSize == "" {
+			w.badSize = msg
+		}
 		for ; gp != nil; gp = runqgethead(thief) {
 			w.took(w.stolen, gp, "from a steal")
 		}
@@ -758,7 +803,7 @@ func (w *l01RefillWorld) verdict() string {
 	}
 	msg := w.dup.Load()
 	if msg == nil && len(lost) == 0 {
-		return ""
+		return w.badSize
 	}
 	what := fmt.Sprintf("%s lost (G %v...)", kitCount(int(len(lost)), "G"), lost[:min(len(lost), 5)])
 	if msg != nil {

@@ -97,6 +97,33 @@ func TestL05ShouldSpin(t *testing.T) {
 			t.Fatalf("shouldSpin changed state (nmspinning %d → %d, mp.spinning %v → %v): it only answers the question", c.nmspinning, sched.nmspinning.Load(), c.spinning, mp.spinning)
 		}
 	}
+
+	// The same question while another thread moves nmspinning and npidle,
+	// each between two values for which the answer is the same.
+	for _, c := range []struct {
+		procs, npidle, nmspinning int32
+		want                      bool
+	}{
+		{8, 2, 3, false}, // 6 < 6, 8 < 6, 6 < 5, 8 < 5: false whatever the M reads
+		{8, 2, 1, true},  // 2 < 6, 4 < 6, 2 < 5, 4 < 5: true whatever it reads
+	} {
+		sched := kitSched(int(c.procs), Config{})
+		sched.npidle.Store(c.npidle)
+		sched.nmspinning.Store(c.nmspinning)
+		mp := &m{sched: sched}
+		what := fmt.Sprintf("another thread moved nmspinning between %d and %d and npidle between %d and %d, with GOMAXPROCS %d", c.nmspinning, c.nmspinning+1, c.npidle, c.npidle+1, c.procs)
+		kitStirred(t, l05, what, 200, func() {
+			sched.nmspinning.Add(1)
+			sched.npidle.Add(1)
+			sched.nmspinning.Add(-1)
+			sched.npidle.Add(-1)
+		}, func(int) string {
+			if got := shouldSpin(mp); got != c.want {
+				return fmt.Sprintf("shouldSpin returned %v, want %v: 2*nmspinning < GOMAXPROCS - npidle is %v for every value the counters held", got, c.want, c.want)
+			}
+			return ""
+		})
+	}
 }
 
 func TestL05BecomeAndStopSpinning(t *testing.T) {

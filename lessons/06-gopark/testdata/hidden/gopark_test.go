@@ -328,6 +328,33 @@ func TestL06ReadyRunnext(t *testing.T) {
 	if s := readgstatus(gp); s != _Grunnable {
 		t.Fatalf("after ready(next=false), G 4 is %s, want runnable", gStatusString(s))
 	}
+
+	// goready again and again while another thread moves nmspinning and
+	// npidle; nmspinning never 0, so wakep has no M to start.
+	sched, mp, pp = l06readyState(1)
+	sched.nmspinning.Store(1)
+	kitStirred(t, l06, "another thread moved nmspinning between 1 and 2 and npidle between 0 and 1 (so wakep starts no M)", 100, func() {
+		sched.nmspinning.Add(1)
+		sched.npidle.Add(1)
+		sched.nmspinning.Add(-1)
+		sched.npidle.Add(-1)
+	}, func(i int) string {
+		gp := l06waitingG(sched, int64(100+i))
+		var r any
+		func() {
+			defer func() { r = recover() }()
+			goready(mp, gp)
+		}()
+		if r != nil {
+			return fmt.Sprintf("goready(G %d) panicked: %v", gp.goid, r)
+		}
+		next, ring := pp.runnext.Load(), l06ring(pp)
+		if next != gp || len(ring) != 0 {
+			return fmt.Sprintf("goready(G %d) on an M holding P 0, with runnext and the ring empty, left runnext %s and the ring %v; want runnext G %d: goready readies into runnext", gp.goid, kitID(next), ring, gp.goid)
+		}
+		pp.runnext.Store(nil)
+		return ""
+	})
 }
 
 func l06gid(gp *g) int64 {
