@@ -34,9 +34,9 @@ func init() {
 			{Name: "TestL01Interleavings", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "an owner and a thief, one atomic operation at a time in orders a controlled scheduler picks: every G comes out exactly once"},
 			{Name: "TestL01ConcurrentSteal", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
-				About: "an owner and three thieves on real threads, then an owner that refills its full ring the moment a steal makes room: every G comes out exactly once"},
+				About: "an owner and three thieves on real threads, then an owner that refills its full ring the moment a steal makes room: every G comes out exactly once, and each steal takes half, rounded up, of the head and tail the thief read"},
 			{Name: "TestL01ControlledSteal", Points: 4, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
-				About: "TestL01ConcurrentSteal's owner and three thieves, with its Gs, one atomic operation at a time, switched at random: every G comes out exactly once, and a steal finds nothing only if the ring was empty at some moment of it"},
+				About: "TestL01ConcurrentSteal's owner and three thieves, with its Gs, one atomic operation at a time, switched at random: every G comes out exactly once, each steal takes half, rounded up, of what the thief read, and a steal finds nothing only if the ring was empty at some moment of it"},
 			{Name: "TestL01InScheduler", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l01Races,
 				About: "the whole scheduler on 4 Ps runs 3000 Gs, each exactly once"},
 			{Name: "TestL01DrainEdges", Points: 5, Timeout: 10 * time.Second, Kind: lessons.Exact,
@@ -62,4 +62,4 @@ func init() {
 // l01Races is the guarantee (lessons.Test.Guarantee) the lesson's race
 // tests judge together: one atomic operation at a time in orders a
 // controlled scheduler picks, every order up to a bound, and real threads.
-const l01Races = "every G comes out of the ring exactly once, and a steal finds nothing only in an empty ring, while its owner and thieves race"
+const l01Races = "every G comes out of the ring exactly once, a steal takes half, rounded up, of what it read, and finds nothing only in an empty ring, while its owner and thieves race"

@@ -33,7 +33,7 @@ func init() {
 			{Name: "TestL02EmptyWhileKicked", Points: 9, Timeout: 30 * time.Second, Kind: lessons.Stress, Guarantee: l02Races,
 				About: "runqempty never says empty while the owner kicks runnext to the ring on another thread (the runtime's RunSchedLocalQueueEmptyTest, then half a second without pause; every order of it is in TestL02Explore)"},
 			{Name: "TestL02GrabNext", Points: 9, Timeout: 10 * time.Second, Kind: lessons.Timing,
-				About: "runqgrabnext backs off with Usleep(3) only for a running P, takes runnext by CAS, and says retry when the CAS loses"},
+				About: "runqgrabnext backs off with Usleep(3) only for a running P (also while its owner works its ring), takes runnext by CAS, and says retry when the CAS loses"},
 			{Name: "TestL02PingPong", Points: 8, Timeout: 30 * time.Second, Kind: lessons.Stress,
 				About: "a channel ping-pong on 1 P: each readied G runs next, before the ring, inheriting the time slice"},
 			{Name: "TestL02RunnextStolen", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Stress,

@@ -25,7 +25,7 @@ func init() {
 			{Name: "TestL04GlobalBatch", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "from the global queue a batch of min(128, size, size/GOMAXPROCS+1): run the first, the rest go on the local ring"},
 			{Name: "TestL04Fairness61", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Exact,
-				About: "when schedtick % 61 == 0, one G from the global queue comes before the local queue"},
+				About: "when schedtick % 61 == 0, one G from the global queue comes before the local queue (also while another thread works another P's ring)"},
 			{Name: "TestL04StealHalf", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Exact,
 				About: "a thief takes the oldest half of a busy P's ring, leaves its runnext, and is counted as spinning"},
 			{Name: "TestL04RunnextOnlyOnLastPass", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Timing,

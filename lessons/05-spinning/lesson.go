@@ -21,7 +21,7 @@ func init() {
 		Quiz:    quizKinds,
 		Tests: []lessons.Test{
 			{Name: "TestL05ShouldSpin", Points: 8, Timeout: 10 * time.Second, Kind: lessons.Exact,
-				About: "the gate: mp.spinning || 2*nmspinning < GOMAXPROCS - npidle, as a table"},
+				About: "the gate: mp.spinning || 2*nmspinning < GOMAXPROCS - npidle, as a table, and again while another thread moves nmspinning and npidle"},
 			{Name: "TestL05BecomeAndStopSpinning", Points: 9, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "becomeSpinning counts the M and clears needspinning; stopSpinning uncounts it and panics below zero"},
 			{Name: "TestL05WakepNoIdleP", Points: 9, Timeout: 10 * time.Second, Kind: lessons.Exact,

@@ -25,7 +25,7 @@ func init() {
 			{Name: "TestL06DeclinedParkRunsAgain", Points: 10, Timeout: 20 * time.Second, Kind: lessons.Exact,
 				About: "an unlockf that returns false makes the G run again at once, on the same M, before the G in runnext, and leaves the run queue as it was"},
 			{Name: "TestL06ReadyRunnext", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
-				About: "goready puts the G in runnext (the old runnext kicked to the ring) and wakes an idle P; ready(next=false) uses the tail"},
+				About: "goready puts the G in runnext (the old runnext kicked to the ring) and wakes an idle P; ready(next=false) uses the tail; and goready again while another thread moves nmspinning and npidle"},
 			{Name: "TestL06ReadyNotWaitingPanics", Points: 10, Timeout: 10 * time.Second, Kind: lessons.Exact,
 				About: "ready of a G that is not waiting (or readied twice) panics, naming the G and its status, and queues nothing; so does gopark by a G that is not running"},
 			{Name: "TestL06ParkReadyInRuntime", Points: 5, Timeout: 30 * time.Second, Kind: lessons.Exact,

@@ -20,21 +20,19 @@ import (
 // A stirred question is asked while another thread moves those counters,
 // but only between values for which the right answer is the same: a file
 // that answers the question right cannot tell, and one that answers
-// differently when things move is caught. It is asked on real threads,
-// the stirrer running side by side with the asker, and under the
-// controlled scheduler (kitInterleaveWalk), the stirrer's steps falling
-// between the asker's own at random: a file that looks for either sees
-// the counters move in both.
+// differently when things move is caught. It is asked twice over: on real
+// threads, the stirrer running side by side with the asker; and with a
+// step of the stirrer before every operation the asker makes on the
+// course's atomics, so that whatever the asker reads moves between any
+// two of its reads, however often it looks and however long it waits
+// between looks.
 
-// kitStirWalks are the controlled runs' seeds and chances of a switch:
-// one in 10 (the most a controlled run takes: see l01Walks), and one in 30.
-var kitStirWalks = []float64{1.0 / 10, 1.0 / 30}
-
-// kitStirred asks ask(i) for i = 0..n-1 while stir runs over and over on
-// another thread, first on real threads, then under the controlled
-// scheduler with each of kitStirWalks, and fails t with the first answer
-// that was wrong (ask returns what was wrong, or ""). Each ask must leave
-// the state as stir expects it. what says, for the failure, how the
+// kitStirred asks ask(i) for i = 0..n-1 while stir runs over and over,
+// first on real threads, then one stir before each of the asker's
+// operations, and fails t with the first answer that was wrong (ask
+// returns what was wrong, or ""). Each call of stir must change what a
+// file could watch (it is a step, not a round trip), and each ask must
+// leave the state as stir expects it. what says, for the failure, how the
 // counters moved.
 func kitStirred(t *testing.T, lesson, what string, n int, stir func(), ask func(i int) string) {
 	t.Helper()
@@ -42,30 +40,8 @@ func kitStirred(t *testing.T, lesson, what string, n int, stir func(), ask func(
 	if msg := kitStirredReal(n, stir, ask); msg != "" {
 		t.Fatalf("%s, on real threads while %s: the answer must not depend on whether other threads are at work%s%s", msg, what, news, kitHint(lesson))
 	}
-	for i, walk := range kitStirWalks {
-		seed := uint64(i + 1)
-		var msg string
-		done := false
-		err := kitInterleaveWalk(seed, walk,
-			"the asker", func() {
-				defer func() { done = true }()
-				for i := range n {
-					if msg = ask(i); msg != "" {
-						return
-					}
-				}
-			},
-			"the stirrer", func() {
-				for !done {
-					stir()
-				}
-			})
-		if err != nil {
-			msg = err.Error()
-		}
-		if msg != "" {
-			t.Fatalf("%s, under a controlled scheduler that ran another thread between its steps at random (one in %.0f) while %s: the answer must not depend on whether other threads are at work%s%s", msg, 1/walk, what, news, kitHint(lesson))
-		}
+	if msg := kitStirredEachStep(n, stir, ask); msg != "" {
+		t.Fatalf("%s, when between every two of its operations %s: the answer must not depend on whether other threads are at work%s%s", msg, what, news, kitHint(lesson))
 	}
 }
 
@@ -98,4 +74,57 @@ func kitStirredReal(n int, stir func(), ask func(i int) string) (msg string) {
 		}
 	}
 	return ""
+}
+
+// kitStirredEachStep is kitStirred's other part: the scheduling points'
+// hook runs stir once before every operation the asking goroutine makes
+// on the course's atomics (not within stir itself), in place of the noise,
+// which it restores after.
+func kitStirredEachStep(n int, stir func(), ask func(i int) string) (msg string) {
+	defer kitBind()()
+	self := kitSelf()
+	inStir := false // the asker's only
+	hook := func() {
+		if kitSelf() != self || inStir {
+			return
+		}
+		inStir = true
+		stir()
+		inStir = false
+	}
+	old, oldSlot := setInterleaveHook(hook), setSlotHook(hook)
+	defer func() {
+		setInterleaveHook(old)
+		setSlotHook(oldSlot)
+		if r := recover(); r != nil {
+			msg = fmt.Sprintf("panicked: %v", r)
+		}
+	}()
+	for i := range n {
+		if msg = ask(i); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// kitStirSquare returns a stir that moves x between its value and one
+// more, and y likewise, one step at a time round the square: x+1, y+1,
+// x-1, y-1. Each step changes one of them, and a file that reads both
+// sees them change unless it made four operations since it last looked.
+func kitStirSquare(x, y *atomicInt32) func() {
+	step := 0
+	return func() {
+		switch step % 4 {
+		case 0:
+			x.Add(1)
+		case 1:
+			y.Add(1)
+		case 2:
+			x.Add(-1)
+		case 3:
+			y.Add(-1)
+		}
+		step++
+	}
 }

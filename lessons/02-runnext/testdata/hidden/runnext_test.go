@@ -445,6 +445,25 @@ func TestL02GrabNext(t *testing.T) {
 		t.Fatalf("runqgrabnext of a running P with runnext nil made Usleep calls %v, want none: load runnext first, back off only if there is a G to take", sleeps)
 	}
 
+	// A running P's runnext, again and again, while its owner puts a G on
+	// its ring and takes it back: the back-off every time.
+	sleeps = nil
+	_, victim = l02victim(t, _Prunning, nil, &sleeps, nil)
+	g600 := kitG(nil, 600)
+	kitStirred(t, l02, "the victim's owner put G 600 on its ring and took it back, over and over", 100, func() {
+		runqputtail(victim, g600)
+		runqgethead(victim)
+	}, func(i int) string {
+		next := kitG(nil, int64(1000+i))
+		victim.runnext.Store(next)
+		sleeps = sleeps[:0]
+		gp, retry := runqgrabnext(victim)
+		if gp != next || retry || !slices.Equal(sleeps, []int64{3}) {
+			return fmt.Sprintf("runqgrabnext of a running P's runnext G %d returned (%s, retry=%v) after Usleep calls %v, want (G %d, false) after exactly [3]: back off 3µs before taking a running P's runnext", next.goid, kitID(gp), retry, sleeps, next.goid)
+		}
+		return ""
+	})
+
 	// The owner runs its runnext while the thief backs off: the CAS loses.
 	sleeps = nil
 	next := kitG(nil, 77)

@@ -291,6 +291,27 @@ func TestL04Fairness61(t *testing.T) {
 	if gp, _, parked := l04find(t, mp); parked || gp == nil || gp.goid != 1 {
 		t.Fatalf("schedtick 61, empty global queue, G 1 on P0's ring: findRunnable returned %s (parked=%v), want G 1"+kitHint(l04), kitID(gp), parked)
 	}
+
+	// A tick of 61 again and again while another thread puts a G on P1's
+	// ring and takes it back: the global queue still goes first (and P0's
+	// ring is never empty, so findRunnable has no reason to look at P1).
+	sched, _ = l04sched(2, 0)
+	mp = l04m(sched, 0)
+	runqputtail(mp.p, kitG(sched, 1))
+	p1, g500 := sched.allp[1], kitG(sched, 500)
+	kitStirred(t, l04, "another thread put G 500 on P1's ring and took it back, over and over", 100, func() {
+		runqputtail(p1, g500)
+		runqgethead(p1)
+	}, func(i int) string {
+		tick := 61 * uint32(i+1)
+		mp.p.schedtick.Store(tick)
+		want := kitG(sched, int64(1000+i))
+		l04globput(sched, want)
+		if gp, _ := findRunnable(mp); gp != want {
+			return fmt.Sprintf("with P0's schedtick %d, G 1 on its ring and G %d on the global queue, findRunnable returned %s, want G %d: when schedtick %% 61 == 0, the global queue goes first", tick, want.goid, kitID(gp), want.goid)
+		}
+		return ""
+	})
 }
 
 func TestL04StealHalf(t *testing.T) {

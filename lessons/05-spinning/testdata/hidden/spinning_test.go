@@ -112,12 +112,7 @@ func TestL05ShouldSpin(t *testing.T) {
 		sched.nmspinning.Store(c.nmspinning)
 		mp := &m{sched: sched}
 		what := fmt.Sprintf("another thread moved nmspinning between %d and %d and npidle between %d and %d, with GOMAXPROCS %d", c.nmspinning, c.nmspinning+1, c.npidle, c.npidle+1, c.procs)
-		kitStirred(t, l05, what, 200, func() {
-			sched.nmspinning.Add(1)
-			sched.npidle.Add(1)
-			sched.nmspinning.Add(-1)
-			sched.npidle.Add(-1)
-		}, func(int) string {
+		kitStirred(t, l05, what, 200, kitStirSquare(&sched.nmspinning, &sched.npidle), func(int) string {
 			if got := shouldSpin(mp); got != c.want {
 				return fmt.Sprintf("shouldSpin returned %v, want %v: 2*nmspinning < GOMAXPROCS - npidle is %v for every value the counters held", got, c.want, c.want)
 			}

@@ -333,12 +333,7 @@ func TestL06ReadyRunnext(t *testing.T) {
 	// npidle; nmspinning never 0, so wakep has no M to start.
 	sched, mp, pp = l06readyState(1)
 	sched.nmspinning.Store(1)
-	kitStirred(t, l06, "another thread moved nmspinning between 1 and 2 and npidle between 0 and 1 (so wakep starts no M)", 100, func() {
-		sched.nmspinning.Add(1)
-		sched.npidle.Add(1)
-		sched.nmspinning.Add(-1)
-		sched.npidle.Add(-1)
-	}, func(i int) string {
+	kitStirred(t, l06, "another thread moved nmspinning between 1 and 2 and npidle between 0 and 1 (so wakep starts no M)", 100, kitStirSquare(&sched.nmspinning, &sched.npidle), func(i int) string {
 		gp := l06waitingG(sched, int64(100+i))
 		var r any
 		func() {
