@@ -468,7 +468,7 @@ type l01StealWorld struct {
 	watched      bool
 	sawEmpty     [4]bool
 	foundNothing string
-	badSize      atomic.Pointer[string] // the first steal of the wrong size (l01StealSize)
+	badSize      atomic.Pointer[string] // the first steal judged wrong (l01JudgeSteal)
 }
 
 // watch is l01ControlledSteal's watch: the owner's ring is empty now.
@@ -518,17 +518,16 @@ func (w *l01StealWorld) thief(i int) func() {
 			}
 			log.ops = log.ops[:0]
 			gp := runqsteal(thief, owner, false)
-			if msg := l01StealSize(log.ops, owner); msg != "" {
+			rest := l01Drain(thief)
+			if msg := l01JudgeSteal(log.ops, owner, gp, rest); msg != "" {
 				w.badSize.CompareAndSwap(nil, &msg)
 			}
 			if w.watched && gp == nil && !w.sawEmpty[i] && w.foundNothing == "" {
 				w.foundNothing = fmt.Sprintf("thief %d's runqsteal returned nothing, but the owner's ring held Gs at every moment of the call", i)
 			}
-			if gp != nil {
-				w.take(gp, "a thief's runqsteal")
-				for gp := runqgethead(thief); gp != nil; gp = runqgethead(thief) {
-					w.take(gp, "a thief's own ring")
-				}
+			w.take(gp, "a thief's runqsteal")
+			for _, gp := range rest {
+				w.take(gp, "a thief's own ring")
 			}
 		}
 	}
@@ -572,6 +571,46 @@ func (w *l01StealWorld) verdict() string {
 		return w.foundNothing + " (every operation of every thread was the controlled scheduler's, so the test saw each state the ring was in). " +
 			"A runqgrab that reads the head, then the tail, finds nothing only when they were equal at its second read: the ring was empty then. " +
 			"After a lost CompareAndSwap of runqhead, read both again; never give up while the ring holds Gs (**new**: this test checks it since late November 2026; read the head first, as the task says)" + kitHint(l01)
+	}
+	return ""
+}
+
+// l01Drain takes every G from pp's ring, head first.
+func l01Drain(pp *p) []*g {
+	var gs []*g
+	for gp := runqgethead(pp); gp != nil; gp = runqgethead(pp) {
+		gs = append(gs, gp)
+	}
+	return gs
+}
+
+// l01JudgeSteal judges a runqsteal from victim by a thief whose ring was
+// empty: its size by what the thief read (l01StealSize), and what it gave
+// back: the newest G it took (gp), the others queued on the thief's ring
+// (rest) in the victim's order. The worlds' Gs are numbered in the order
+// they were put, so that is the order of their IDs. It says what is
+// wrong, or "".
+func l01JudgeSteal(ops []kitRingOp, victim *p, gp *g, rest []*g) string {
+	if msg := l01StealSize(ops, victim); msg != "" {
+		return msg
+	}
+	if gp == nil {
+		if len(rest) > 0 {
+			return fmt.Sprintf("runqsteal returned nil but queued %s on the thief's ring: return the last G it took"+kitHint(l01), kitCount(len(rest), "G"))
+		}
+		return ""
+	}
+	if _, took, _, ok := kitStealRead(ops, victim); ok && int(took) != len(rest)+1 {
+		return fmt.Sprintf("runqsteal took %s from the victim's ring (its CompareAndSwap of runqhead) but returned one and queued %d on the thief's ring: publish the others with one store of the tail"+kitHint(l01), kitCount(int(took), "G"), len(rest))
+	}
+	for i, g2 := range rest {
+		if g2.goid >= gp.goid || i > 0 && g2.goid <= rest[i-1].goid {
+			ids := make([]int64, len(rest))
+			for i, g2 := range rest {
+				ids[i] = g2.goid
+			}
+			return fmt.Sprintf("runqsteal returned G %d and queued %v on the thief's ring: it returns the last G it took, the newest, and leaves the others in the victim's order, oldest first"+kitHint(l01), gp.goid, ids)
+		}
 	}
 	return ""
 }
@@ -652,7 +691,7 @@ type l01RefillWorld struct {
 	done          atomic.Bool
 	stolen, ran   []bool // by G ID - first: the thief's and the owner's, read after done
 	dup           atomic.Pointer[string]
-	badSize       string // the thief's first steal of the wrong size, read after done
+	badSize       string // the thief's first steal judged wrong (l01JudgeSteal), read after done
 }
 
 // l01RefillRuns is how many Gs the owner runs from a full ring, at most,
@@ -700,11 +739,14 @@ func (w *l01RefillWorld) thief() {
 		}
 		log.ops = log.ops[:0]
 		gp := runqsteal(thief, owner, false)
-		if msg := l01StealSize(log.ops, owner); msg != "" && w.badSize == "" {
+		rest := l01Drain(thief)
+		if msg := l01JudgeSteal(log.ops, owner, gp, rest); msg != "" && w.badSize == "" {
 			w.badSize = msg
 		}
-		for ; gp != nil; gp = runqgethead(thief) {
-			w.took(w.stolen, gp, "from a steal")
+		for _, gp := range append(rest, gp) {
+			if gp != nil {
+				w.took(w.stolen, gp, "from a steal")
+			}
 		}
 	}
 }
