@@ -80,36 +80,40 @@ func (a *atomicUint32) And(mask uint32) (old uint32) {
 type atomicRingIndex atomic.Uint32
 
 func (a *atomicRingIndex) Load() uint32 {
-	schedPoint()
+	h := pointHooksNow()
+	h.at()
 	v := (*atomic.Uint32)(a).Load()
-	ringIndexDid(a, ringLoad, v, v)
+	h.did(a, ringLoad, v, v)
 	return v
 }
 func (a *atomicRingIndex) Store(val uint32) {
-	schedPoint()
+	h := pointHooksNow()
+	h.at()
 	(*atomic.Uint32)(a).Store(val)
-	ringIndexDid(a, ringStore, val, val)
+	h.did(a, ringStore, val, val)
 	schedPoint()
 }
 func (a *atomicRingIndex) Add(delta uint32) uint32 {
-	schedPoint()
+	h := pointHooksNow()
+	h.at()
 	n := (*atomic.Uint32)(a).Add(delta)
-	ringIndexDid(a, ringStore, n, n)
+	h.did(a, ringStore, n, n)
 	schedPoint()
 	return n
 }
 func (a *atomicRingIndex) CompareAndSwap(old, new uint32) bool {
-	schedPoint()
+	h := pointHooksNow()
+	h.at()
 	if !(*atomic.Uint32)(a).CompareAndSwap(old, new) {
 		return false // nothing written: nothing to see between here and the caller's next step
 	}
-	ringIndexDid(a, ringCAS, old, new)
+	h.did(a, ringCAS, old, new)
 	schedPoint()
 	return true
 }
 
-// ringOp is what an operation of a ring's head or tail did, for
-// ringIndexDid: read v (ringLoad: old and new are both v), wrote v
+// ringOp is what an operation of a ring's head or tail did, for the hidden
+// tests' hook (pointHooks.did): read v (ringLoad: old and new are both v), wrote v
 // (ringStore), or moved it from old to new (ringCAS, one that succeeded).
 type ringOp uint8
 

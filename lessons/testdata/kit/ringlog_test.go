@@ -15,7 +15,7 @@ import (
 // at work (a twenty-fifth red team's, 100 for a ring that earns 44) is
 // caught where it does so.
 
-// kitRingOp is one operation of a ring's head or tail (ringIndexDid).
+// kitRingOp is one operation of a ring's head or tail (setRingIndexHook).
 type kitRingOp struct {
 	at       *atomicRingIndex
 	op       ringOp
@@ -27,16 +27,26 @@ type kitRingOp struct {
 // it reads it without a lock; it empties it with ops = ops[:0].
 type kitRingLog struct{ ops []kitRingOp }
 
-// kitRingLogs maps the recording goroutines (kitSelf) to their logs. The
-// hook reads the map without a lock: a map is published, never changed,
-// and a new one replaces it under mu. Where kitSelf is the thread's ID
-// (self_linux_test.go), a recording goroutine is locked to its thread
-// (kitBind) and leaves the map before it unlocks it, so no other
-// goroutine's operation is recorded in its log.
+// kitRingLogs holds the recording goroutines (kitSelf) and their logs.
+// The hook reads them without a lock: a table is published, never
+// changed, and a new one replaces it under mu. A table is a short list,
+// not a map: the hook runs before every operation of every goroutine on a
+// ring's head or tail, and a look through a few entries costs the
+// real-thread tests less than a map's lookup under the race detector
+// (TestL01ConcurrentSteal 0.78 s with a map, against 0.60 s without the
+// hook). Where kitSelf is the thread's ID (self_linux_test.go), a
+// recording goroutine is locked to its thread (kitBind) and leaves the
+// table before it unlocks it, so no other goroutine's operation is
+// recorded in its log.
 var kitRingLogs struct {
-	mu   sync.Mutex
-	byID atomic.Pointer[map[uint64]*kitRingLog]
-	old  func(a *atomicRingIndex, op ringOp, old, new uint32)
+	mu    sync.Mutex
+	table atomic.Pointer[[]kitRingRecorder]
+	old   func(a *atomicRingIndex, op ringOp, old, new uint32)
+}
+
+type kitRingRecorder struct {
+	id  uint64
+	log *kitRingLog
 }
 
 // kitRecordRings records from now on what the calling goroutine does to
@@ -46,30 +56,29 @@ func kitRecordRings() (log *kitRingLog, stop func()) {
 	log = &kitRingLog{}
 	kitRingLogs.mu.Lock()
 	id := kitSelf()
-	m := map[uint64]*kitRingLog{id: log}
-	if old := kitRingLogs.byID.Load(); old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
+	var table []kitRingRecorder
+	if old := kitRingLogs.table.Load(); old != nil {
+		table = append(table, *old...)
 	} else {
 		kitRingLogs.old = setRingIndexHook(kitRingHook)
 	}
-	kitRingLogs.byID.Store(&m)
+	table = append(table, kitRingRecorder{id, log})
+	kitRingLogs.table.Store(&table)
 	kitRingLogs.mu.Unlock()
 	return log, func() {
 		kitRingLogs.mu.Lock()
-		m := map[uint64]*kitRingLog{}
-		for k, v := range *kitRingLogs.byID.Load() {
-			if k != id {
-				m[k] = v
+		var table []kitRingRecorder
+		for _, r := range *kitRingLogs.table.Load() {
+			if r.id != id {
+				table = append(table, r)
 			}
 		}
-		if len(m) == 0 {
-			kitRingLogs.byID.Store(nil)
+		if len(table) == 0 {
+			kitRingLogs.table.Store(nil)
 			setRingIndexHook(kitRingLogs.old)
 			kitRingLogs.old = nil
 		} else {
-			kitRingLogs.byID.Store(&m)
+			kitRingLogs.table.Store(&table)
 		}
 		kitRingLogs.mu.Unlock()
 		unbind()
@@ -78,9 +87,13 @@ func kitRecordRings() (log *kitRingLog, stop func()) {
 
 // kitRingHook is ringIndexHook while any goroutine records.
 func kitRingHook(a *atomicRingIndex, op ringOp, old, new uint32) {
-	if m := kitRingLogs.byID.Load(); m != nil {
-		if log := (*m)[kitSelf()]; log != nil {
-			log.ops = append(log.ops, kitRingOp{a, op, old, new})
+	if table := kitRingLogs.table.Load(); table != nil {
+		self := kitSelf()
+		for _, r := range *table {
+			if r.id == self {
+				r.log.ops = append(r.log.ops, kitRingOp{a, op, old, new})
+				return
+			}
 		}
 	}
 }

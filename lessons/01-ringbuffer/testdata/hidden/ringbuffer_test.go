@@ -518,7 +518,7 @@ func (w *l01StealWorld) thief(i int) func() {
 			}
 			log.ops = log.ops[:0]
 			gp := runqsteal(thief, owner, false)
-			rest := l01Drain(thief)
+			rest := l01Drain(thief, gp)
 			if msg := l01JudgeSteal(log.ops, owner, gp, rest); msg != "" {
 				w.badSize.CompareAndSwap(nil, &msg)
 			}
@@ -575,8 +575,13 @@ func (w *l01StealWorld) verdict() string {
 	return ""
 }
 
-// l01Drain takes every G from pp's ring, head first.
-func l01Drain(pp *p) []*g {
+// l01Drain takes every G from pp's ring, head first, after a steal that
+// returned gp: none if it returned nil (the thief's ring stays as it was,
+// and l01JudgeSteal judges that by the CompareAndSwap).
+func l01Drain(pp *p, gp *g) []*g {
+	if gp == nil {
+		return nil
+	}
 	var gs []*g
 	for gp := runqgethead(pp); gp != nil; gp = runqgethead(pp) {
 		gs = append(gs, gp)
@@ -595,8 +600,8 @@ func l01JudgeSteal(ops []kitRingOp, victim *p, gp *g, rest []*g) string {
 		return msg
 	}
 	if gp == nil {
-		if len(rest) > 0 {
-			return fmt.Sprintf("runqsteal returned nil but queued %s on the thief's ring: return the last G it took"+kitHint(l01), kitCount(len(rest), "G"))
+		if _, took, _, ok := kitStealRead(ops, victim); ok {
+			return fmt.Sprintf("runqsteal took %s from the victim's ring (its CompareAndSwap of runqhead) but returned nil: return the last G it took"+kitHint(l01), kitCount(int(took), "G"))
 		}
 		return ""
 	}
@@ -739,7 +744,7 @@ func (w *l01RefillWorld) thief() {
 		}
 		log.ops = log.ops[:0]
 		gp := runqsteal(thief, owner, false)
-		rest := l01Drain(thief)
+		rest := l01Drain(thief, gp)
 		if msg := l01JudgeSteal(log.ops, owner, gp, rest); msg != "" && w.badSize == "" {
 			w.badSize = msg
 		}
