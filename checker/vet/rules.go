@@ -231,6 +231,9 @@ func (c *fileCheck) initializers() {
 		for _, s := range g.Specs {
 			vs := s.(*ast.ValueSpec)
 			for _, val := range vs.Values {
+				if c.sentinelError(vs) {
+					break // errors.New of a constant: no code of the file's runs
+				}
 				var call *ast.CallExpr
 				ast.Inspect(val, func(n ast.Node) bool {
 					if call != nil {
@@ -266,8 +269,10 @@ func (c *fileCheck) initializers() {
 // neither: a ninth red team kept a flag of its own (a sync.Map of
 // sync/atomic values) beside each ring, and a check-then-act on it passed
 // the interleaving tests as if it were a CAS, 94 for a ring that earns 78.
-// No correct file the course knows declares one; a constant does what a
-// setting needs.
+// A constant does what a setting needs. One kind is let through: a
+// sentinel error, var errX = errors.New("a constant"), that nothing in
+// the file writes (sentinelError): ordinary Go for an error to panic with,
+// and a twenty-sixth red team's correct file that had one scored 0.
 func (c *fileCheck) globals() {
 	for _, d := range c.f.Decls {
 		g, ok := d.(*ast.GenDecl)
@@ -275,6 +280,9 @@ func (c *fileCheck) globals() {
 			continue
 		}
 		for _, s := range g.Specs {
+			if c.sentinelError(s.(*ast.ValueSpec)) {
+				continue
+			}
 			for _, id := range s.(*ast.ValueSpec).Names {
 				if id.Name != "_" {
 					c.report(id.Pos(), RuleGlobal, "declares the package-level variable %s: a lesson file keeps no state of its own between calls (the scheduler's state lives in its structures, where the hidden tests watch it and interleave every access to it): use a local variable, a field the lesson's API lists, or a constant", id.Name)
@@ -291,6 +299,59 @@ func (c *fileCheck) globals() {
 			c.report(id.Pos(), RuleGlobal, "uses %s.%s, a variable of package %s: a lesson file uses no package's variables, another's or its own (they are state shared by every thread, which the hidden tests do not see): use a constant, or a value made where it is needed", v.Pkg().Name(), v.Name(), v.Pkg().Path())
 		}
 	}
+}
+
+// sentinelError reports whether vs declares one sentinel error: a single
+// variable of type error, set to errors.New of a constant string, that the
+// file never writes (no assignment, ++ or --, and no address taken, so
+// nothing can write it elsewhere). Its value is fixed before any test
+// runs and the same for every thread: it is not state.
+func (c *fileCheck) sentinelError(vs *ast.ValueSpec) bool {
+	if len(vs.Names) != 1 || len(vs.Values) != 1 || vs.Names[0].Name == "_" {
+		return false
+	}
+	obj, ok := c.info.Defs[vs.Names[0]].(*types.Var)
+	if !ok || !types.Identical(obj.Type(), types.Universe.Lookup("error").Type()) {
+		return false
+	}
+	call, ok := ast.Unparen(vs.Values[0]).(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	var fn types.Object
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.SelectorExpr:
+		fn = c.info.Uses[f.Sel]
+	case *ast.Ident:
+		fn = c.info.Uses[f]
+	}
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "errors" || fn.Name() != "New" {
+		return false
+	}
+	if tv, ok := c.info.Types[call.Args[0]]; !ok || tv.Value == nil {
+		return false
+	}
+	written := false
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && c.info.Uses[id] == obj
+	}
+	ast.Inspect(c.f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				written = written || is(l)
+			}
+		case *ast.IncDecStmt:
+			written = written || is(n.X)
+		case *ast.UnaryExpr:
+			written = written || n.Op == token.AND && is(n.X)
+		case *ast.RangeStmt:
+			written = written || n.Tok == token.ASSIGN && (n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value))
+		}
+		return !written
+	})
+	return !written
 }
 
 // foreignWrites (rule global): a package's variables are also reached through what its

@@ -347,6 +347,22 @@ func gopark(`)
 		{name: "var initialised by a call", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar started = start()\n\nfunc start() bool { return true }\n\nfunc runqputtail(")
 		}, want: []string{"23:5:global:declares the package-level variable started: a lesson file keeps no state of its own", "23:15:initializer:package-level var started is initialised by calling start, which runs before kata's tests"}},
+		{name: "sentinel error", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"errors"`), "\nfunc runqputtail(", "\nvar errFull = errors.New(\"runq: full\")\n\nfunc runqputtail(")
+		}, want: nil},
+		{name: "sentinel error written", file: "runq.go", src: func(t testing.TB) string {
+			return at(putTail, "\terrFull = errors.New(\"runq: full again\")")(func(t testing.TB) string {
+				return edit(t, withImports(t, runq(t), `"errors"`), "\nfunc runqputtail(", "\nvar errFull = errors.New(\"runq: full\")\n\nfunc runqputtail(")
+			})(t)
+		}, want: []string{"global:declares the package-level variable errFull", "initializer:package-level var errFull is initialised by calling errors.New"}},
+		{name: "sentinel error's address taken", file: "runq.go", src: func(t testing.TB) string {
+			return at(putTail, "\t_ = &errFull")(func(t testing.TB) string {
+				return edit(t, withImports(t, runq(t), `"errors"`), "\nfunc runqputtail(", "\nvar errFull = errors.New(\"runq: full\")\n\nfunc runqputtail(")
+			})(t)
+		}, want: []string{"global:declares the package-level variable errFull", "initializer:package-level var errFull is initialised by calling errors.New"}},
+		{name: "error made from a value", file: "runq.go", src: func(t testing.TB) string {
+			return edit(t, withImports(t, runq(t), `"errors"`, `"strconv"`), "\nfunc runqputtail(", "\nvar errFull = errors.New(strconv.Itoa(256))\n\nfunc runqputtail(")
+		}, want: []string{"global:declares the package-level variable errFull", "initializer:package-level var errFull is initialised by calling errors.New"}},
 		{name: "var initialised by a called function literal", file: "runq.go", src: func(t testing.TB) string {
 			return edit(t, runq(t), "\nfunc runqputtail(", "\nvar x, y = 1, func() int { return 2 }()\n\nfunc runqputtail(")
 		}, want: []string{"global:variable x", "global:variable y", "initializer:package-level var x, y is initialised by calling (func() int literal)"}},
