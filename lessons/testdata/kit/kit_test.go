@@ -62,6 +62,22 @@ func kitTakeP(sched *schedt, id int32) *p {
 	panic(fmt.Sprintf("kitTakeP: P %d is not on the idle list", id))
 }
 
+// kitRealM takes P id off the idle list and gives it to a new M made as
+// the scheduler makes its own: its ID reserved from sched's sequence (0,
+// 1, 2...), not one of the hand-made IDs most tests give their Ms (100 and
+// up), which a file could tell from the scheduler's (a twenty-sixth red
+// team's took its mistake only for an M below 100, holding a P). The
+// stirred questions are asked on such an M.
+func kitRealM(sched *schedt, id int32) *m {
+	pp := kitTakeP(sched, id)
+	sched.lock.Lock()
+	mp := &m{sched: sched, id: sched.mReserveID()}
+	sched.lock.Unlock()
+	mp.park.init()
+	acquirep(mp, pp)
+	return mp
+}
+
 // kitRunningP takes P id off the idle list and makes it running as it is
 // in a real scheduler: owned by an M (acquirep: status _Prunning, pp.m set)
 // whose current G is _Grunning. Nothing runs them: the test plays the

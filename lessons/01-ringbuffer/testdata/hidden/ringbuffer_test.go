@@ -382,6 +382,7 @@ func TestL01StealAndDrain(t *testing.T) {
 func TestL01ConcurrentSteal(t *testing.T) {
 	kitPreempted(t)
 	w := newL01StealWorld(50, 300, 0, rand.Uint32())
+	w.sched.cfg.randomizeScheduler = true // and the refill race without: a file cannot take its mistake only in one
 	var wg sync.WaitGroup
 	for i := 1; i <= 3; i++ {
 		wg.Add(1)
@@ -419,6 +420,7 @@ func l01ControlledSteal(t *testing.T, seed uint64) string {
 	base := int64(rng.IntN(50*300 - 600))
 	ringAt := rng.Uint32() // a ring's counters are anywhere, as on a busy P
 	w := newL01StealWorld(2, 300, base, ringAt)
+	w.sched.cfg.randomizeScheduler = seed%2 == 0 // and the refill world the other way
 	w.watched = true
 	err := kitInterleaveWalkWatched(seed, walk, w.watch, "the owner", w.owner, "thief 1", w.thief(1), "thief 2", w.thief(2), "thief 3", w.thief(3))
 	var msg string
@@ -427,6 +429,7 @@ func l01ControlledSteal(t *testing.T, seed uint64) string {
 	}
 	if err == nil && msg == "" {
 		r := newL01RefillWorld(300, base, ringAt, false)
+		r.sched.cfg.randomizeScheduler = seed%2 == 1
 		err = kitInterleaveWalk(seed, walk, "the owner", r.owner, "the thief", r.thief)
 		if err == nil {
 			msg = r.verdict()

@@ -447,22 +447,9 @@ func TestL02GrabNext(t *testing.T) {
 
 	// A running P's runnext, again and again, while its owner puts a G on
 	// its ring and takes it back: the back-off every time.
-	sleeps = nil
-	_, victim = l02victim(t, _Prunning, nil, &sleeps, nil)
-	g600 := kitG(nil, 600)
-	kitStirred(t, l02, "the victim's owner put G 600 on its ring and took it back, over and over", 100, func() {
-		runqputtail(victim, g600)
-		runqgethead(victim)
-	}, func(i int) string {
-		next := kitG(nil, int64(1000+i))
-		victim.runnext.Store(next)
-		sleeps = sleeps[:0]
-		gp, retry := runqgrabnext(victim)
-		if gp != next || retry || !slices.Equal(sleeps, []int64{3}) {
-			return fmt.Sprintf("runqgrabnext of a running P's runnext G %d returned (%s, retry=%v) after Usleep calls %v, want (G %d, false) after exactly [3]: back off 3µs before taking a running P's runnext", next.goid, kitID(gp), retry, sleeps, next.goid)
-		}
-		return ""
-	})
+	for _, randomize := range []bool{false, true} {
+		l02stirredBackoff(t, randomize)
+	}
 
 	// The owner runs its runnext while the thief backs off: the CAS loses.
 	sleeps = nil
@@ -693,4 +680,28 @@ func TestL02Stress(t *testing.T) {
 			}
 		}
 	}
+}
+
+// l02stirredBackoff is TestL02GrabNext's stirred question: a running P's
+// runnext, again and again, while its owner puts a G on its ring and takes
+// it back; with RandomizeScheduler or without.
+func l02stirredBackoff(t *testing.T, randomize bool) {
+	t.Helper()
+	var sleeps []int64
+	_, victim := l02victim(t, _Prunning, nil, &sleeps, nil)
+	victim.sched.cfg.randomizeScheduler = randomize
+	g600 := kitG(nil, 600)
+	kitStirred(t, l02, fmt.Sprintf("the victim's owner put G 600 on its ring and took it back, over and over (RandomizeScheduler %v)", randomize), 100, func() {
+		runqputtail(victim, g600)
+		runqgethead(victim)
+	}, func(i int) string {
+		next := kitG(nil, int64(1000+i))
+		victim.runnext.Store(next)
+		sleeps = sleeps[:0]
+		gp, retry := runqgrabnext(victim)
+		if gp != next || retry || !slices.Equal(sleeps, []int64{3}) {
+			return fmt.Sprintf("runqgrabnext of a running P's runnext G %d returned (%s, retry=%v) after Usleep calls %v, want (G %d, false) after exactly [3]: back off 3µs before taking a running P's runnext", next.goid, kitID(gp), retry, sleeps, next.goid)
+		}
+		return ""
+	})
 }

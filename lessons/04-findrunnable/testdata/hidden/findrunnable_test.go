@@ -295,11 +295,21 @@ func TestL04Fairness61(t *testing.T) {
 	// A tick of 61 again and again while another thread puts a G on P1's
 	// ring and takes it back: the global queue still goes first (and P0's
 	// ring is never empty, so findRunnable has no reason to look at P1).
-	sched, _ = l04sched(2, 0)
-	mp = l04m(sched, 0)
+	// It is asked by an M as the scheduler makes them (kitRealM), with and
+	// without RandomizeScheduler.
+	for _, randomize := range []bool{false, true} {
+		l04stirredFairness(t, randomize)
+	}
+}
+
+// l04stirredFairness is TestL04Fairness61's stirred question.
+func l04stirredFairness(t *testing.T, randomize bool) {
+	t.Helper()
+	sched := kitSched(2, Config{RandomizeScheduler: randomize})
+	mp := kitRealM(sched, 0)
 	runqputtail(mp.p, kitG(sched, 1))
 	p1, g500 := sched.allp[1], kitG(sched, 500)
-	kitStirred(t, l04, "another thread put G 500 on P1's ring and took it back, over and over", 100, func() {
+	kitStirred(t, l04, fmt.Sprintf("another thread put G 500 on P1's ring and took it back, over and over (RandomizeScheduler %v)", randomize), 100, func() {
 		runqputtail(p1, g500)
 		runqgethead(p1)
 	}, func(i int) string {

@@ -99,19 +99,24 @@ func TestL05ShouldSpin(t *testing.T) {
 	}
 
 	// The same question while another thread moves nmspinning and npidle,
-	// each between two values for which the answer is the same.
+	// each between two values for which the answer is the same, asked by
+	// an M as the scheduler makes them (kitRealM), with and without
+	// RandomizeScheduler.
 	for _, c := range []struct {
 		procs, npidle, nmspinning int32
 		want                      bool
+		randomize                 bool
 	}{
-		{8, 2, 3, false}, // 6 < 6, 8 < 6, 6 < 5, 8 < 5: false whatever the M reads
-		{8, 2, 1, true},  // 2 < 6, 4 < 6, 2 < 5, 4 < 5: true whatever it reads
+		{8, 2, 3, false, false}, // 6 < 6, 8 < 6, 6 < 5, 8 < 5: false whatever the M reads
+		{8, 2, 1, true, false},  // 2 < 6, 4 < 6, 2 < 5, 4 < 5: true whatever it reads
+		{8, 2, 3, false, true},
+		{8, 2, 1, true, true},
 	} {
-		sched := kitSched(int(c.procs), Config{})
+		sched := kitSched(int(c.procs), Config{RandomizeScheduler: c.randomize})
+		mp := kitRealM(sched, 0)
 		sched.npidle.Store(c.npidle)
 		sched.nmspinning.Store(c.nmspinning)
-		mp := &m{sched: sched}
-		what := fmt.Sprintf("another thread moved nmspinning between %d and %d and npidle between %d and %d, with GOMAXPROCS %d", c.nmspinning, c.nmspinning+1, c.npidle, c.npidle+1, c.procs)
+		what := fmt.Sprintf("another thread moved nmspinning between %d and %d and npidle between %d and %d, with GOMAXPROCS %d (RandomizeScheduler %v)", c.nmspinning, c.nmspinning+1, c.npidle, c.npidle+1, c.procs, c.randomize)
 		kitStirred(t, l05, what, 200, kitStirSquare(&sched.nmspinning, &sched.npidle), func(int) string {
 			if got := shouldSpin(mp); got != c.want {
 				return fmt.Sprintf("shouldSpin returned %v, want %v: 2*nmspinning < GOMAXPROCS - npidle is %v for every value the counters held", got, c.want, c.want)

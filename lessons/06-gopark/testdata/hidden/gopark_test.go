@@ -330,10 +330,34 @@ func TestL06ReadyRunnext(t *testing.T) {
 	}
 
 	// goready again and again while another thread moves nmspinning and
-	// npidle; nmspinning never 0, so wakep has no M to start.
-	sched, mp, pp = l06readyState(1)
+	// npidle (nmspinning never 0, so wakep has no M to start), on a P whose
+	// ring is empty or holds Gs, with RandomizeScheduler or without.
+	for _, randomize := range []bool{false, true} {
+		for _, queued := range []int{0, 3} {
+			l06stirredReady(t, randomize, queued)
+		}
+	}
+}
+
+// l06stirredReady is TestL06ReadyRunnext's stirred question: goready on an
+// M holding P 0, whose ring holds queued Gs and whose runnext is empty.
+func l06stirredReady(t *testing.T, randomize bool, queued int) {
+	t.Helper()
+	sched, mp, pp := l06readyState(1)
+	sched.cfg.randomizeScheduler = randomize
+	ring := kitGs(sched, 50, queued)
+	for _, gp := range ring {
+		runqputtail(pp, gp)
+	}
+	want := l06ring(pp)
 	sched.nmspinning.Store(1)
-	kitStirred(t, l06, "another thread moved nmspinning between 1 and 2 and npidle between 0 and 1 (so wakep starts no M)", 100, kitStirSquare(&sched.nmspinning, &sched.npidle), func(i int) string {
+	what := fmt.Sprintf("another thread moved nmspinning between 1 and 2 and npidle between 0 and 1 (so wakep starts no M), P 0's ring %v, RandomizeScheduler %v", want, randomize)
+	const n = 100
+	intoRunnext := 0
+	kitStirred(t, l06, what, n, kitStirSquare(&sched.nmspinning, &sched.npidle), func(i int) string {
+		if i == 0 {
+			intoRunnext = 0
+		}
 		gp := l06waitingG(sched, int64(100+i))
 		var r any
 		func() {
@@ -343,11 +367,26 @@ func TestL06ReadyRunnext(t *testing.T) {
 		if r != nil {
 			return fmt.Sprintf("goready(G %d) panicked: %v", gp.goid, r)
 		}
-		next, ring := pp.runnext.Load(), l06ring(pp)
-		if next != gp || len(ring) != 0 {
-			return fmt.Sprintf("goready(G %d) on an M holding P 0, with runnext and the ring empty, left runnext %s and the ring %v; want runnext G %d: goready readies into runnext", gp.goid, kitID(next), ring, gp.goid)
+		next, got := pp.runnext.Load(), l06ring(pp)
+		switch {
+		case next == gp && slices.Equal(got, want):
+			intoRunnext++
+			pp.runnext.Store(nil)
+		case randomize && next == nil && slices.Equal(got, append(slices.Clone(want), gp.goid)):
+			// runqput's coin sent it to the tail: take the ring back to
+			// what it was.
+			for range len(got) {
+				runqgethead(pp)
+			}
+			for _, gp := range ring {
+				runqputtail(pp, gp)
+			}
+		default:
+			return fmt.Sprintf("goready(G %d) on an M holding P 0, with runnext empty and the ring %v, left runnext %s and the ring %v; want runnext G %d and the ring as it was: goready readies into runnext", gp.goid, want, kitID(next), got, gp.goid)
 		}
-		pp.runnext.Store(nil)
+		if i == n-1 && intoRunnext == 0 {
+			return fmt.Sprintf("%d goreadys on an M holding P 0, with runnext empty and the ring %v, never put the G in runnext: goready readies into runnext (with RandomizeScheduler, runqput's coin sends it to the tail about half the time, not every time)", n, want)
+		}
 		return ""
 	})
 }

@@ -380,6 +380,7 @@ type l07clock struct {
 	reached  map[int]chan struct{}
 	released map[int]bool
 	realFrom int
+	moving   bool // each read of the clock moves it on by 1ns, as a real one does
 }
 
 // l07newClock returns a clock at 1s that holds sysmon in sleeps number
@@ -417,7 +418,11 @@ func (c *l07clock) usleep(usec int64) {
 }
 
 func (c *l07clock) config(procs int, forcePreempt time.Duration) Config {
-	return Config{Procs: procs, ForcePreempt: forcePreempt, Usleep: c.usleep, Nanotime: c.now.Load}
+	nanotime := c.now.Load
+	if c.moving {
+		nanotime = func() int64 { return c.now.Add(1) }
+	}
+	return Config{Procs: procs, ForcePreempt: forcePreempt, Usleep: c.usleep, Nanotime: nanotime}
 }
 
 // release lets sysmon out of sleep number n.
@@ -582,19 +587,48 @@ func l07hogRun(t *testing.T, c *l07clock, forcePreempt time.Duration, stop *atom
 
 // TestL07SysmonBackoff: with one G running (nothing to preempt or retake),
 // sysmon's first 64 sleeps are 20µs ×51, then 40, 80, ... up to 10000µs.
+//
+// Both run twice: with a clock that moves only when sysmon sleeps, and
+// with one that also moves a nanosecond at each read, as a real clock
+// does (a twenty-sixth red team's sysmon let a preemption reset its
+// back-off only when two reads in a row differed).
 func TestL07SysmonBackoff(t *testing.T) {
+	for _, moving := range []bool{false, true} {
+		l07sysmonBackoff(t, moving)
+	}
+}
+
+func l07sysmonBackoff(t *testing.T, moving bool) {
+	t.Helper()
 	c := l07newClock(65, 1, 64)
+	c.moving = moving
 	var stop atomic.Bool
 	l07hogRun(t, c, time.Hour, &stop, nil)
 	c.awaitSleep(t, 64, "a G is running on the only P, so sysmon must keep sleeping and looking")
-	l07checkSleeps(t, c.first(64), l07backoff(64), l07backoffRule+".")
+	l07checkSleeps(t, c.first(64), l07backoff(64), l07backoffRule+"."+l07movingNote(moving))
+}
+
+// l07movingNote is what a failure with a moving clock adds.
+func l07movingNote(moving bool) string {
+	if !moving {
+		return ""
+	}
+	return " The clock here moved a nanosecond at each read, as a real one does: the sleeps must not depend on it (**new**: since late November 2026 this test runs with such a clock too)."
 }
 
 // TestL07SysmonPreemptionIsNotWork: the same, with ForcePreempt 100µs and a
 // G that never reaches a safe point, so that sysmon preempts it every
 // round: preemption must not reset the back-off.
 func TestL07SysmonPreemptionIsNotWork(t *testing.T) {
+	for _, moving := range []bool{false, true} {
+		l07sysmonPreemptionIsNotWork(t, moving)
+	}
+}
+
+func l07sysmonPreemptionIsNotWork(t *testing.T, moving bool) {
+	t.Helper()
 	c := l07newClock(65, 1, 64)
+	c.moving = moving
 	var stop atomic.Bool
 	rt, hog := l07hogRun(t, c, 100*time.Microsecond, &stop, nil)
 	c.awaitSleep(t, 64, "a G is running on the only P, so sysmon must keep sleeping and looking")
@@ -606,7 +640,7 @@ func TestL07SysmonPreemptionIsNotWork(t *testing.T) {
 		t.Fatalf("sysmon set G %d's preempt flag but not its P's (pp.preempt)%s", gp.goid, kitHint(l07))
 	}
 	l07checkSleeps(t, c.first(64), l07backoff(64),
-		"Here the only G never yields, and sysmon preempts it every round from the 6th on (ForcePreempt 100µs). Preempting is not work: retake returns only the number of Ps taken from syscalls, and only that resets idle. "+l07backoffRule+".")
+		"Here the only G never yields, and sysmon preempts it every round from the 6th on (ForcePreempt 100µs). Preempting is not work: retake returns only the number of Ps taken from syscalls, and only that resets idle. "+l07backoffRule+"."+l07movingNote(moving))
 }
 
 // TestL07SysmonRetakeResetsBackoff: sysmon has backed off to 10ms; the G

@@ -166,7 +166,18 @@ func TestL08InitFresh(t *testing.T) {
 
 // TestL08OldMNotFirstIdle: a P with work gets its old M back even when
 // that M is not the first on the idle list (where mget would not find it).
+//
+// It runs twice: on a fresh scheduler, and on one that has run Gs (dead Gs
+// cached on a P's free list), as every real one has: a twenty-sixth red
+// team's file skipped the old M only when dead Gs were cached.
 func TestL08OldMNotFirstIdle(t *testing.T) {
+	for _, lived := range []bool{false, true} {
+		l08OldMNotFirstIdle(t, lived)
+	}
+}
+
+func l08OldMNotFirstIdle(t *testing.T, lived bool) {
+	t.Helper()
 	sched := kitSched(3, Config{Debug: true})
 	p0, p1, p2 := sched.allp[0], sched.allp[1], sched.allp[2]
 	ma := l08idleM(sched)
@@ -179,8 +190,15 @@ func TestL08OldMNotFirstIdle(t *testing.T) {
 	p1.oldm = mb
 	l08fill(sched, p1, 0, 2, 1, 0)
 	l08fill(sched, p2, 0, 3, 1, 0) // no old M
-	l08resize(t, sched, 3)
 	what := "after procresize(3) of 3 Ps with work, the idle M list being Mc, Mb, Ma, P 0 last run by Ma and P 1 by Mb, P 2 never run"
+	if lived {
+		for _, gp := range kitGs(sched, 900, 3) {
+			gp.atomicstatus.Store(_Gdead)
+			gfput(p1, gp)
+		}
+		what += ", 3 dead Gs cached on P 1's free list"
+	}
+	l08resize(t, sched, 3)
 	if p0.m.Load() != ma || p1.m.Load() != mb || p2.m.Load() != mc {
 		t.Fatalf("%s: P 0 got %s, P 1 got %s, P 2 got %s; want Ma, Mb, Mc. A P whose old M (pp.oldm) is idle takes that M, wherever it is on the idle list (sched.mgetSpecific(pp.oldm)); "+
 			"the Ps left over take the remaining idle Ms (mget)%s",
