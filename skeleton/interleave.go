@@ -43,7 +43,7 @@ func setInterleaveHook(hook func()) (old func()) {
 		h = *cur
 	}
 	old, h.point = h.point, hook
-	interleaveHook.Store(h.orNil())
+	interleaveHook.Store(hooksOrNil(h))
 	return old
 }
 
@@ -63,12 +63,12 @@ func setRingIndexHook(hook func(a *atomicRingIndex, op ringOp, old, new uint32))
 		h = *cur
 	}
 	old, h.ring = h.ring, hook
-	interleaveHook.Store(h.orNil())
+	interleaveHook.Store(hooksOrNil(h))
 	return old
 }
 
-// orNil is a copy of h, or nil if it has no hook.
-func (h pointHooks) orNil() *pointHooks {
+// hooksOrNil is a copy of h, or nil if it has no hook.
+func hooksOrNil(h pointHooks) *pointHooks {
 	if h.point == nil && h.ring == nil {
 		return nil
 	}

@@ -133,6 +133,7 @@ type kitWorld struct {
 	extra   func(w *kitWorld, o *kitObs) // kitState.Observe
 	nextG   int64                        // the next G an operation brings: 8000, 8001...
 	ids     *rand.Rand                   // draws the Gs' IDs (name)
+	idBase  int64                        // name's first ID, if it numbers the Gs in a row; 0: spread
 	names   map[int64]int64              // the name of the G of each ID, for the trace
 }
 
@@ -155,18 +156,36 @@ func (w *kitWorld) g(id int64) *g {
 	return gp
 }
 
-// name gives gp the name id and an ID of its own, drawn from 1 to 4,000
-// (the range the real runs' Gs have; more for a state of more Gs) by the
-// state's seed, so that the
-// reference's world and the learner's number their Gs alike. A state's
-// Gs are spread over the range, not numbered by where they start: a
+// name gives gp the name id and an ID of its own, drawn by the state's
+// seed, so that the reference's world and the learner's number their Gs
+// alike. In one state of three the Gs are spread over 1 to 4,000 (the
+// range the real runs' Gs have; more for a state of more Gs): a
 // twenty-first red team's file ran its mistakes only for Gs numbered
-// under 1000, which these never were.
+// under 1000, which these never were. In the others they are numbered in
+// a row, as Gs started together are, from anywhere up to 4,000 or, in
+// one state of three, anywhere up to 2^40, as in a program that has run
+// for long: a twenty-seventh red team's files ran their mistakes only for
+// Gs numbered in a row, or past 20,000, which these never were.
 func (w *kitWorld) name(gp *g, id int64) {
-	span := 4000 + 2*int64(len(w.names)) // always half free: few draws
-	goid := 1 + w.ids.Int64N(span)
-	for _, taken := w.names[goid]; taken; _, taken = w.names[goid] {
+	if len(w.names) == 0 {
+		switch w.ids.IntN(3) {
+		case 0:
+			w.idBase = 0
+		case 1:
+			w.idBase = 1 + w.ids.Int64N(4000)
+		case 2:
+			w.idBase = 1 + w.ids.Int64N(1<<40)
+		}
+	}
+	var goid int64
+	if w.idBase != 0 {
+		goid = w.idBase + int64(len(w.names))
+	} else {
+		span := 4000 + 2*int64(len(w.names)) // always half free: few draws
 		goid = 1 + w.ids.Int64N(span)
+		for _, taken := w.names[goid]; taken; _, taken = w.names[goid] {
+			goid = 1 + w.ids.Int64N(span)
+		}
 	}
 	gp.goid, gp.cell = goid, kitScenarioPlace(id)
 	w.names[goid] = id

@@ -522,7 +522,7 @@ func (w *l01StealWorld) thief(i int) func() {
 			log.ops = log.ops[:0]
 			gp := runqsteal(thief, owner, false)
 			rest := l01Drain(thief, gp)
-			if msg := l01JudgeSteal(log.ops, owner, gp, rest); msg != "" {
+			if msg := l01JudgeSteal(log.ops, owner, gp, rest, w.watched); msg != "" {
 				w.badSize.CompareAndSwap(nil, &msg)
 			}
 			if w.watched && gp == nil && !w.sawEmpty[i] && w.foundNothing == "" {
@@ -597,22 +597,31 @@ func l01Drain(pp *p, gp *g) []*g {
 // back: the newest G it took (gp), the others queued on the thief's ring
 // (rest) in the victim's order. The worlds' Gs are numbered in the order
 // they were put, so that is the order of their IDs. It says what is
-// wrong, or "".
-func l01JudgeSteal(ops []kitRingOp, victim *p, gp *g, rest []*g) string {
-	if msg := l01StealSize(ops, victim); msg != "" {
+// wrong, or "". Under a controlled scheduler (controlled) the message
+// gives the numbers, the same for the same seed; on real threads, where
+// they change from run to run, it says what went wrong without them, so
+// that a file graded twice gets the same report.
+func l01JudgeSteal(ops []kitRingOp, victim *p, gp *g, rest []*g, controlled bool) string {
+	if msg := l01StealSize(ops, victim, controlled); msg != "" {
 		return msg
 	}
 	if gp == nil {
-		if _, took, _, ok := kitStealRead(ops, victim); ok {
-			return fmt.Sprintf("runqsteal took %s from the victim's ring (its CompareAndSwap of runqhead) but returned nil: return the last G it took"+kitHint(l01), kitCount(int(took), "G"))
+		if _, _, _, ok := kitStealRead(ops, victim); ok {
+			return "runqsteal took Gs from the victim's ring (its CompareAndSwap of runqhead) but returned nil: return the last G it took" + kitHint(l01)
 		}
 		return ""
 	}
 	if _, took, _, ok := kitStealRead(ops, victim); ok && int(took) != len(rest)+1 {
+		if !controlled {
+			return "runqsteal took Gs from the victim's ring (its CompareAndSwap of runqhead) but did not give back as many (one returned, the others queued on the thief's ring): publish the others with one store of the tail" + kitHint(l01)
+		}
 		return fmt.Sprintf("runqsteal took %s from the victim's ring (its CompareAndSwap of runqhead) but returned one and queued %d on the thief's ring: publish the others with one store of the tail"+kitHint(l01), kitCount(int(took), "G"), len(rest))
 	}
 	for i, g2 := range rest {
 		if g2.goid >= gp.goid || i > 0 && g2.goid <= rest[i-1].goid {
+			if !controlled {
+				return "runqsteal returned a G older than one it queued on the thief's ring, or queued them out of order: it returns the last G it took, the newest, and leaves the others in the victim's order, oldest first" + kitHint(l01)
+			}
 			ids := make([]int64, len(rest))
 			for i, g2 := range rest {
 				ids[i] = g2.goid
@@ -628,17 +637,18 @@ func l01JudgeSteal(ops []kitRingOp, victim *p, gp *g, rest []*g) string {
 // the Gs it read, rounded up. The head is the one its CompareAndSwap
 // replaced; the tail, any it read after it read that head (a tail only
 // grows: a later one never allows the smaller half of an earlier one). It
-// says what is wrong, or "". On real threads, where the ring moves while
-// the thief computes, this is the only way to judge a steal's size: the
-// state before or after the call tells nothing of what the thief saw.
-func l01StealSize(ops []kitRingOp, victim *p) string {
+// says what is wrong, or "", with the numbers only if controlled (see
+// l01JudgeSteal). On real threads, where the ring moves while the thief
+// computes, this is the only way to judge a steal's size: the state
+// before or after the call tells nothing of what the thief saw.
+func l01StealSize(ops []kitRingOp, victim *p, controlled bool) string {
 	h, took, tails, ok := kitStealRead(ops, victim)
 	if !ok {
 		return ""
 	}
 	const news = " (**new**: since late November 2026 the steal tests judge the size of each steal by the head and tail the thief read, on real threads too)"
 	if len(tails) == 0 {
-		return fmt.Sprintf("a thief's runqgrab took %s (runqhead %d → %d) without reading runqtail after it read runqhead %d: read the head, then the tail, and take half of what they hold, rounded up"+news+kitHint(l01), kitCount(int(took), "G"), h, h+took, h)
+		return "a thief's runqgrab took Gs (its CompareAndSwap of runqhead) without reading runqtail after it read that head: read the head, then the tail, and take half of what they hold, rounded up" + news + kitHint(l01)
 	}
 	for _, t := range tails {
 		if n := t - h; took == n-n/2 {
@@ -647,6 +657,13 @@ func l01StealSize(ops []kitRingOp, victim *p) string {
 	}
 	t := tails[0]
 	n := t - h
+	if !controlled {
+		more := "more"
+		if took < n-n/2 {
+			more = "fewer"
+		}
+		return fmt.Sprintf("a thief's runqgrab took %s Gs than half, rounded up, of those the head and the tail it read said the ring held: a steal takes n - n/2 of the n Gs it read, whatever other threads do meanwhile (on real threads the numbers change from run to run; TestL01ControlledSteal gives them when it fails too)"+news+kitHint(l01), more)
+	}
 	return fmt.Sprintf("a thief's runqgrab read runqhead %d and runqtail %d, a ring of %s, and took %d of them (runqhead %d → %d): a steal takes half, rounded up, n - n/2 = %d, of the n Gs it read, whatever other threads do meanwhile"+news+kitHint(l01),
 		h, t, kitCount(int(n), "G"), took, h, h+took, n-n/2)
 }
@@ -748,7 +765,7 @@ func (w *l01RefillWorld) thief() {
 		log.ops = log.ops[:0]
 		gp := runqsteal(thief, owner, false)
 		rest := l01Drain(thief, gp)
-		if msg := l01JudgeSteal(log.ops, owner, gp, rest); msg != "" && w.badSize == "" {
+		if msg := l01JudgeSteal(log.ops, owner, gp, rest, !w.onRealThreads); msg != "" && w.badSize == "" {
 			w.badSize = msg
 		}
 		for _, gp := range append(rest, gp) {
