@@ -30,20 +30,13 @@ type pointHooks struct {
 	ring  func(a *atomicRingIndex, op ringOp, old, new uint32)
 }
 
-// hooksMu serializes the setters, which each replace interleaveHook's
-// hooks with a copy that changes one of them.
+// hooksMu serializes the setters (changeHooks), which each replace
+// interleaveHook's hooks with a copy that changes one of them.
 var hooksMu sync.Mutex
 
 // setInterleaveHook installs hook (nil: none) and returns the one before.
 func setInterleaveHook(hook func()) (old func()) {
-	hooksMu.Lock()
-	defer hooksMu.Unlock()
-	var h pointHooks
-	if cur := interleaveHook.Load(); cur != nil {
-		h = *cur
-	}
-	old, h.point = h.point, hook
-	interleaveHook.Store(hooksOrNil(h))
+	changeHooks(func(h *pointHooks) { old, h.point = h.point, hook })
 	return old
 }
 
@@ -56,23 +49,25 @@ func setInterleaveHook(hook func()) (old func()) {
 // when it saw other threads at work (a twenty-fifth red team's did, and
 // earned 100 for a ring that earns 44).
 func setRingIndexHook(hook func(a *atomicRingIndex, op ringOp, old, new uint32)) (old func(a *atomicRingIndex, op ringOp, old, new uint32)) {
+	changeHooks(func(h *pointHooks) { old, h.ring = h.ring, hook })
+	return old
+}
+
+// changeHooks installs a copy of the hooks installed now, changed by
+// change (nil if it leaves none).
+func changeHooks(change func(h *pointHooks)) {
 	hooksMu.Lock()
 	defer hooksMu.Unlock()
 	var h pointHooks
 	if cur := interleaveHook.Load(); cur != nil {
 		h = *cur
 	}
-	old, h.ring = h.ring, hook
-	interleaveHook.Store(hooksOrNil(h))
-	return old
-}
-
-// hooksOrNil is a copy of h, or nil if it has no hook.
-func hooksOrNil(h pointHooks) *pointHooks {
+	change(&h)
 	if h.point == nil && h.ring == nil {
-		return nil
+		interleaveHook.Store(nil)
+		return
 	}
-	return &h
+	interleaveHook.Store(&h)
 }
 
 // pointHooksNow returns the hooks installed now, or nil.

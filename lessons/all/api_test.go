@@ -54,7 +54,7 @@ func forbiddenAPI(t *testing.T) func(name string) bool {
 	}
 	bad := map[string]bool{"interleaveHook": true, "setInterleaveHook": true, "schedPoint": true,
 		"slotHook": true, "setSlotHook": true, "slotPoint": true, "hooksMu": true,
-		"pointHooks": true, "pointHooksNow": true, "setRingIndexHook": true, "hooksOrNil": true,
+		"pointHooks": true, "pointHooksNow": true, "setRingIndexHook": true, "changeHooks": true,
 		"ringOp": true, "ringLoad": true, "ringStore": true, "ringCAS": true}
 	for _, d := range f.Decls {
 		switch d := d.(type) {

@@ -47,7 +47,7 @@ func kitStirred(t *testing.T, lesson, what string, n int, stir func(), ask func(
 
 // kitStirredReal is kitStirred's part on real threads: the stirrer runs
 // from before the first question to after the last.
-func kitStirredReal(n int, stir func(), ask func(i int) string) (msg string) {
+func kitStirredReal(n int, stir func(), ask func(i int) string) string {
 	var done atomic.Bool
 	started := make(chan struct{})
 	var wg sync.WaitGroup
@@ -64,6 +64,14 @@ func kitStirredReal(n int, stir func(), ask func(i int) string) (msg string) {
 	defer func() {
 		done.Store(true)
 		wg.Wait()
+	}()
+	return kitAskAll(n, ask)
+}
+
+// kitAskAll asks ask(i) for i = 0..n-1 and returns the first answer that
+// was wrong, or a panic's, or "".
+func kitAskAll(n int, ask func(i int) string) (msg string) {
+	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprintf("panicked: %v", r)
 		}
@@ -80,7 +88,7 @@ func kitStirredReal(n int, stir func(), ask func(i int) string) (msg string) {
 // hook runs stir once before every operation the asking goroutine makes
 // on the course's atomics (not within stir itself), in place of the noise,
 // which it restores after.
-func kitStirredEachStep(n int, stir func(), ask func(i int) string) (msg string) {
+func kitStirredEachStep(n int, stir func(), ask func(i int) string) string {
 	defer kitBind()()
 	self := kitSelf()
 	inStir := false // the asker's only
@@ -96,16 +104,8 @@ func kitStirredEachStep(n int, stir func(), ask func(i int) string) (msg string)
 	defer func() {
 		setInterleaveHook(old)
 		setSlotHook(oldSlot)
-		if r := recover(); r != nil {
-			msg = fmt.Sprintf("panicked: %v", r)
-		}
 	}()
-	for i := range n {
-		if msg = ask(i); msg != "" {
-			return msg
-		}
-	}
-	return ""
+	return kitAskAll(n, ask)
 }
 
 // kitStirSquare returns a stir that moves x between its value and one
