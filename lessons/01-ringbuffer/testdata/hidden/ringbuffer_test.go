@@ -602,16 +602,19 @@ func l01Drain(pp *p, gp *g) []*g {
 // they change from run to run, it says what went wrong without them, so
 // that a file graded twice gets the same report.
 func l01JudgeSteal(ops []kitRingOp, victim *p, gp *g, rest []*g, controlled bool) string {
-	if msg := l01StealSize(ops, victim, controlled); msg != "" {
-		return msg
+	h, took, tails, committed := kitStealRead(ops, victim)
+	if committed {
+		if msg := l01StealSize(h, took, tails, controlled); msg != "" {
+			return msg
+		}
 	}
 	if gp == nil {
-		if _, _, _, ok := kitStealRead(ops, victim); ok {
+		if committed {
 			return "runqsteal took Gs from the victim's ring (its CompareAndSwap of runqhead) but returned nil: return the last G it took" + kitHint(l01)
 		}
 		return ""
 	}
-	if _, took, _, ok := kitStealRead(ops, victim); ok && int(took) != len(rest)+1 {
+	if committed && int(took) != len(rest)+1 {
 		if !controlled {
 			return "runqsteal took Gs from the victim's ring (its CompareAndSwap of runqhead) but did not give back as many (one returned, the others queued on the thief's ring): publish the others with one store of the tail" + kitHint(l01)
 		}
@@ -632,20 +635,16 @@ func l01JudgeSteal(ops []kitRingOp, victim *p, gp *g, rest []*g, controlled bool
 	return ""
 }
 
-// l01StealSize judges the steal a thief committed from victim's ring, if
-// any, by what the thief read (ops, kitRecordRings): it must take half of
-// the Gs it read, rounded up. The head is the one its CompareAndSwap
-// replaced; the tail, any it read after it read that head (a tail only
-// grows: a later one never allows the smaller half of an earlier one). It
-// says what is wrong, or "", with the numbers only if controlled (see
-// l01JudgeSteal). On real threads, where the ring moves while the thief
-// computes, this is the only way to judge a steal's size: the state
-// before or after the call tells nothing of what the thief saw.
-func l01StealSize(ops []kitRingOp, victim *p, controlled bool) string {
-	h, took, tails, ok := kitStealRead(ops, victim)
-	if !ok {
-		return ""
-	}
+// l01StealSize judges a steal a thief committed by what it read
+// (kitStealRead): from head h it took took Gs, having read tails after
+// that head; it must take half of the Gs it read, rounded up. Any of
+// those tails will do (a tail only grows: a later one never allows the
+// smaller half of an earlier one). It says what is wrong, or "", with the
+// numbers only if controlled (see l01JudgeSteal). On real threads, where
+// the ring moves while the thief computes, this is the only way to judge
+// a steal's size: the state before or after the call tells nothing of
+// what the thief saw.
+func l01StealSize(h, took uint32, tails []uint32, controlled bool) string {
 	const news = " (**new**: since late November 2026 the steal tests judge the size of each steal by the head and tail the thief read, on real threads too)"
 	if len(tails) == 0 {
 		return "a thief's runqgrab took Gs (its CompareAndSwap of runqhead) without reading runqtail after it read that head: read the head, then the tail, and take half of what they hold, rounded up" + news + kitHint(l01)
