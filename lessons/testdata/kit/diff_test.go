@@ -257,6 +257,12 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	return w
 }
 
+// kitQuiet turns the noise (noise_test.go) off until the function it
+// returns is called: a differential runs on one thread, where the noise
+// only costs time. In the benchmarks' build, which has no scheduling
+// points, it does nothing.
+var kitQuiet = func() (restore func()) { return func() {} }
+
 // kitPlainStore sets a slot of a world's ring before anything runs in the
 // world, with a plain write, not the atomic store the scheduler makes. The
 // value is the same to every later read, atomic or not, on this goroutine
@@ -522,8 +528,7 @@ func kitOpName(op kitOp) string {
 func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitState, []kitOp),
 	do func(w *kitWorld, op kitOp, ref bool) string, unordered func(st kitState, op kitOp) bool) {
 	t.Helper()
-	defer setInterleaveHook(setInterleaveHook(nil))
-	defer setSlotHook(setSlotHook(nil))
+	defer kitQuiet()()
 	pools := &[2]map[int64]*g{{}, {}}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		st, ops := gen(rand.New(rand.NewPCG(seed, 0x6b617461)))

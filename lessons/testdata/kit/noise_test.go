@@ -38,6 +38,13 @@ import (
 func init() {
 	setInterleaveHook(kitNoisePoint)
 	setSlotHook(kitNoisePoint)
+	kitQuiet = func() (restore func()) {
+		old, oldSlot := setInterleaveHook(nil), setSlotHook(nil)
+		return func() {
+			setInterleaveHook(old)
+			setSlotHook(oldSlot)
+		}
+	}
 }
 
 // kitNoiseSink keeps kitNoisePoint's spin from being optimised away.
