@@ -34,7 +34,8 @@ import (
 
 // The noise is on from the start, in every hidden test: a controlled run,
 // or a test's hook of its own, replaces it while it runs and restores it
-// after (each puts back the hook it found).
+// after (each puts back the hook it found); a differential, which runs on
+// one thread, turns it off (kitQuiet).
 func init() {
 	setInterleaveHook(kitNoisePoint)
 	setSlotHook(kitNoisePoint)
