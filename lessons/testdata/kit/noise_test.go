@@ -39,12 +39,17 @@ import (
 func init() {
 	setInterleaveHook(kitNoisePoint)
 	setSlotHook(kitNoisePoint)
-	kitQuiet = func() (restore func()) {
-		old, oldSlot := setInterleaveHook(nil), setSlotHook(nil)
-		return func() {
-			setInterleaveHook(old)
-			setSlotHook(oldSlot)
-		}
+	kitQuiet = func() (restore func()) { return kitSetPoints(nil) }
+}
+
+// kitSetPoints makes hook (nil: none) the hook of every scheduling point,
+// the atomics' and the ring slots', and returns what puts back the hooks
+// it found.
+func kitSetPoints(hook func()) (restore func()) {
+	old, oldSlot := setInterleaveHook(hook), setSlotHook(hook)
+	return func() {
+		setInterleaveHook(old)
+		setSlotHook(oldSlot)
 	}
 }
 
@@ -79,12 +84,7 @@ func kitNoisePoint() {
 // In a test of one thread it only costs time, which is why not every test
 // asks for it.
 func kitPreempted(t *testing.T) {
-	old := setInterleaveHook(kitPreemptedPoint)
-	oldSlot := setSlotHook(kitPreemptedPoint)
-	t.Cleanup(func() {
-		setInterleaveHook(old)
-		setSlotHook(oldSlot)
-	})
+	t.Cleanup(kitSetPoints(kitPreemptedPoint))
 }
 
 // kitPreemptedPoint is kitNoisePoint with kitPreempted's stops.

@@ -100,11 +100,7 @@ func kitStirredEachStep(n int, stir func(), ask func(i int) string) string {
 		stir()
 		inStir = false
 	}
-	old, oldSlot := setInterleaveHook(hook), setSlotHook(hook)
-	defer func() {
-		setInterleaveHook(old)
-		setSlotHook(oldSlot)
-	}()
+	defer kitSetPoints(hook)()
 	return kitAskAll(n, ask)
 }
 
