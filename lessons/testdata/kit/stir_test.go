@@ -36,7 +36,7 @@ import (
 // counters moved.
 func kitStirred(t *testing.T, lesson, what string, n int, stir func(), ask func(i int) string) {
 	t.Helper()
-	const news = " (**new**: since late November 2026 this test asks its questions again while other threads move the counters the answer does not depend on)"
+	const news = " (**new**: since late November 2026 this test asks its questions again while other threads move what the answer does not depend on; since December it moves more: other Ps' ticks, the idle mask, the global queue under sched.lock, runnext, the head of a ring)"
 	if msg := kitStirredReal(n, stir, ask); msg != "" {
 		t.Fatalf("%s, on real threads while %s: the answer must not depend on whether other threads are at work%s%s", msg, what, news, kitHint(lesson))
 	}
@@ -104,23 +104,135 @@ func kitStirredEachStep(n int, stir func(), ask func(i int) string) string {
 	return kitAskAll(n, ask)
 }
 
+// kitStirCycle returns a stir that takes steps in turn, one a call, round
+// and round. Each step moves one thing a file could watch; a whole round
+// puts back what it moved, or moves it on as a busy scheduler would (a
+// tick only grows).
+func kitStirCycle(steps ...func()) func() {
+	i := 0
+	return func() {
+		steps[i%len(steps)]()
+		i++
+	}
+}
+
 // kitStirSquare returns a stir that moves x between its value and one
 // more, and y likewise, one step at a time round the square: x+1, y+1,
 // x-1, y-1. Each step changes one of them, and a file that reads both
 // sees them change unless it made four operations since it last looked.
 func kitStirSquare(x, y *atomicInt32) func() {
-	step := 0
-	return func() {
-		switch step % 4 {
-		case 0:
-			x.Add(1)
-		case 1:
-			y.Add(1)
-		case 2:
-			x.Add(-1)
-		case 3:
-			y.Add(-1)
+	return kitStirCycle(func() { x.Add(1) }, func() { y.Add(1) }, func() { x.Add(-1) }, func() { y.Add(-1) })
+}
+
+// kitStirTicks returns a step for each of pps that counts one more
+// scheduler call and one more system call on it (schedtick, syscalltick),
+// as on a P whose M is busy: other Ps' ticks move in a real scheduler,
+// and a file that watched them could tell (a twenty-eighth red team's
+// retake took a P from its syscall early only when they moved).
+func kitStirTicks(pps ...*p) []func() {
+	steps := make([]func(), len(pps))
+	for i, pp := range pps {
+		steps[i] = func() {
+			pp.schedtick.Add(1)
+			pp.syscalltick.Add(1)
 		}
-		step++
 	}
+	return steps
+}
+
+// kitStirMask returns the two steps that flip P id's bit of mask and flip
+// it back (that red team's shouldSpin watched the idle Ps' bits).
+func kitStirMask(mask pMask, id int32) []func() {
+	flip := func() {
+		if mask.read(id) {
+			mask.clear(id)
+		} else {
+			mask.set(id)
+		}
+	}
+	return []func(){flip, flip}
+}
+
+// kitStirSteal returns a step that takes the G at the head of pp's ring,
+// if there is one and take says so, as a thief on another M would: a
+// compare-and-swap of the head. The G taken is dropped; the asker refills
+// the ring.
+func kitStirSteal(pp *p, take func(gp *g) bool) func() {
+	return func() {
+		h := kitRawRing(&pp.runqhead).Load()
+		if kitRawRing(&pp.runqtail).Load() == h {
+			return
+		}
+		if gp := kitRawSlot(&pp.runq[h%uint32(len(pp.runq))]).Load(); gp != nil && take(gp) {
+			kitRawRing(&pp.runqhead).CompareAndSwap(h, h+1)
+		}
+	}
+}
+
+// A kitGlobalStir moves a G of its own onto the back of the global run
+// queue and off it again, a step each, under sched.lock, whenever the lock
+// is free (TryLock): a file that watched the queue's size under the lock,
+// or let go of the lock to let others at it, saw it stand still in every
+// single-threaded test (that red team's fairness tick and fair share did
+// both). An asker that holds sched.lock for a call, as the callers of
+// globrunqget and globrunqgetbatch do, says so in held: the first step
+// that finds the lock free meanwhile records it in broke.
+type kitGlobalStir struct {
+	sched *schedt
+	gp    *g
+	in    bool   // gp is on the queue; under sched.lock
+	held  string // the call the asker holds sched.lock for, or ""; under sched.lock
+	broke string // the first held a step found the lock free in; under sched.lock
+}
+
+// kitNewGlobalStir returns a kitGlobalStir of sched's global queue, its G
+// numbered id.
+func kitNewGlobalStir(sched *schedt, id int64) *kitGlobalStir {
+	return &kitGlobalStir{sched: sched, gp: kitG(sched, id)}
+}
+
+// step is the stir: gp onto the back of the queue, or off it.
+func (s *kitGlobalStir) step() {
+	if !s.sched.lock.TryLock() {
+		return
+	}
+	defer s.sched.lock.Unlock()
+	if s.held != "" && s.broke == "" {
+		s.broke = s.held
+	}
+	if s.in {
+		s.settle()
+		return
+	}
+	s.sched.runq.pushBack(s.gp)
+	s.in = true
+}
+
+// settle takes gp off the queue if it is on it, keeping the order of the
+// others, and publishes the new size once (the size hint never shows fewer
+// Gs than the others); sched.lock must be held.
+func (s *kitGlobalStir) settle() {
+	if !s.in {
+		return
+	}
+	q := &s.sched.runq.gQueue
+	var prev *g
+	for gp := q.head; gp != nil; prev, gp = gp, gp.schedlink {
+		if gp != s.gp {
+			continue
+		}
+		if prev == nil {
+			q.head = gp.schedlink
+		} else {
+			prev.schedlink = gp.schedlink
+		}
+		if q.tail == gp {
+			q.tail = prev
+		}
+		gp.schedlink = nil
+		q.size--
+		s.sched.runq.changed(gp, -1)
+		break
+	}
+	s.in = false
 }

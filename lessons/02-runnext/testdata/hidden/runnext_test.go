@@ -684,24 +684,43 @@ func TestL02Stress(t *testing.T) {
 
 // l02stirredBackoff is TestL02GrabNext's stirred question: a running P's
 // runnext, again and again, while its owner puts a G on its ring and takes
-// it back; with RandomizeScheduler or without.
+// it back, swaps the G in runnext for another and back, and counts ticks;
+// with RandomizeScheduler or without. A thief that backs off, as it must,
+// then finds runnext as its owner left it: it takes either G, or, if the
+// swap came between its look and its take, none, and says to retry. A
+// twenty-eighth red team's skipped the back-off only when it saw runnext
+// change.
 func l02stirredBackoff(t *testing.T, randomize bool) {
 	t.Helper()
 	var sleeps []int64
-	_, victim := l02victim(t, _Prunning, nil, &sleeps, nil)
+	sched, victim := l02victim(t, _Prunning, nil, &sleeps, nil)
 	victim.sched.cfg.randomizeScheduler = randomize
 	g600 := kitG(nil, 600)
-	kitStirred(t, l02, fmt.Sprintf("the victim's owner put G 600 on its ring and took it back, over and over (RandomizeScheduler %v)", randomize), 100, func() {
+	var pair atomic.Pointer[[2]*g] // the two Gs runnext is swapped between
+	next := kitRawG(&victim.runnext)
+	swap := func() {
+		if pr := pair.Load(); pr != nil && !next.CompareAndSwap(pr[0], pr[1]) {
+			next.CompareAndSwap(pr[1], pr[0])
+		}
+	}
+	ring := func() {
 		runqputtail(victim, g600)
 		runqgethead(victim)
-	}, func(i int) string {
-		next := kitG(nil, int64(1000+i))
-		victim.runnext.Store(next)
+	}
+	ticks := kitStirTicks(sched.allp...)
+	stir := kitStirCycle(ring, swap, ticks[0], swap, ticks[1])
+	kitStirred(t, l02, fmt.Sprintf("the victim's owner put G 600 on its ring and took it back, swapped the G in its runnext for another and back, and counted ticks, over and over (RandomizeScheduler %v)", randomize), 100, stir, func(i int) string {
+		pr := &[2]*g{kitG(nil, int64(1000+i)), kitG(nil, int64(2000+i))}
+		victim.runnext.Store(pr[0])
+		pair.Store(pr)
 		sleeps = sleeps[:0]
 		gp, retry := runqgrabnext(victim)
-		if gp != next || retry || !slices.Equal(sleeps, []int64{3}) {
-			return fmt.Sprintf("runqgrabnext of a running P's runnext G %d returned (%s, retry=%v) after Usleep calls %v, want (G %d, false) after exactly [3]: back off 3µs before taking a running P's runnext", next.goid, kitID(gp), retry, sleeps, next.goid)
+		pair.Store(nil)
+		right := (gp == pr[0] || gp == pr[1]) && !retry || gp == nil && retry
+		if !right || !slices.Equal(sleeps, []int64{3}) {
+			return fmt.Sprintf("runqgrabnext of a running P's runnext (G %d, or G %d after its owner swapped them) returned (%s, retry=%v) after Usleep calls %v, want one of them (or nil and retry=true, if runnext changed before the take) after exactly [3]: back off 3µs before taking a running P's runnext", pr[0].goid, pr[1].goid, kitID(gp), retry, sleeps)
 		}
+		victim.runnext.Store(nil)
 		return ""
 	})
 }

@@ -310,6 +310,55 @@ func TestL03GetBatch(t *testing.T) {
 			}
 		}
 	}
+	// The same questions while another thread pushes a G onto the back of
+	// the global queue and takes it off again, whenever it can take
+	// sched.lock: never during the call, whose caller holds the lock.
+	l03stirredBatch(t)
+}
+
+// l03stirredBatch is TestL03GetBatch's stirred question: globrunqgetbatch,
+// again and again, with sched.lock held around the call as its callers
+// hold it, while another thread pushes G 900000 onto the back of the
+// global queue and takes it off again, under sched.lock, whenever the lock
+// is free. A file that keeps the lock, as it must, never lets the other
+// thread in during the call; one that lets go of it midway (a
+// twenty-eighth red team's dropped the lock between looks at the queue's
+// size, and took the whole queue when the size moved) is caught letting
+// go, whatever it then takes.
+func l03stirredBatch(t *testing.T) {
+	t.Helper()
+	sched := kitSched(4, Config{})
+	gs := kitGs(sched, 1, 120)
+	st := kitNewGlobalStir(sched, 900000)
+	kitStirred(t, l03, "another thread pushed G 900000 onto the back of the global queue and took it off again, over and over, whenever sched.lock was free", 100, st.step, func(i int) string {
+		size, n := 1+(i*37)%120, 128
+		if i%3 == 1 {
+			n = 1 + i%7
+		}
+		sched.lock.Lock()
+		defer sched.lock.Unlock()
+		st.settle()
+		sched.runq.gQueue = gQueue{}
+		sched.runq.sizeHint.Store(0)
+		for _, gp := range gs[:size] {
+			sched.runq.pushBack(gp)
+		}
+		call := fmt.Sprintf("globrunqgetbatch(%d) with %s queued and gomaxprocs 4", n, kitCount(size, "G"))
+		st.held = call
+		gp, q := sched.globrunqgetbatch(int32(n))
+		st.held = ""
+		if st.broke != "" {
+			return fmt.Sprintf("another thread took sched.lock while %s ran: its caller holds sched.lock for the whole call, and it must keep it (nothing else may touch the queue between the size it reads and the Gs it takes)", st.broke)
+		}
+		got := int(q.size)
+		if gp != nil {
+			got++
+		}
+		if want := min(n, size, size/4+1); got != want || (gp != nil && gp != gs[0]) {
+			return fmt.Sprintf("%s returned %s to run and a batch of %d, want G %d and %d more (min(n, size, size/gomaxprocs+1) from the head)", call, kitID(gp), q.size, gs[0].goid, want-1)
+		}
+		return ""
+	})
 }
 
 // TestL03SizeHint: findRunnable reads sched.runq.emptyHint() without the

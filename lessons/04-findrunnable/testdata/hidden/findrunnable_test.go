@@ -302,23 +302,33 @@ func TestL04Fairness61(t *testing.T) {
 	}
 }
 
-// l04stirredFairness is TestL04Fairness61's stirred question.
+// l04stirredFairness is TestL04Fairness61's stirred question. The other
+// thread moves, in turn: P1's ring (a G put and taken back), the global
+// queue (a G of its own pushed onto its back, and taken off, under
+// sched.lock), and P1's ticks. None of it changes the answer: the global
+// queue's head is the G asked about, and P0's ring is never empty.
 func l04stirredFairness(t *testing.T, randomize bool) {
 	t.Helper()
 	sched := kitSched(2, Config{RandomizeScheduler: randomize})
 	mp := kitRealM(sched, 0)
 	runqputtail(mp.p, kitG(sched, 1))
 	p1, g500 := sched.allp[1], kitG(sched, 500)
-	kitStirred(t, l04, fmt.Sprintf("another thread put G 500 on P1's ring and took it back, over and over (RandomizeScheduler %v)", randomize), 100, func() {
+	global := kitNewGlobalStir(sched, 900000)
+	ring := func() {
 		runqputtail(p1, g500)
 		runqgethead(p1)
-	}, func(i int) string {
+	}
+	stir := kitStirCycle(append([]func(){ring, global.step}, kitStirTicks(p1)...)...)
+	kitStirred(t, l04, fmt.Sprintf("another thread put G 500 on P1's ring and took it back, pushed G 900000 onto the back of the global queue and took it off, and moved P1's ticks, over and over (RandomizeScheduler %v)", randomize), 100, stir, func(i int) string {
 		tick := 61 * uint32(i+1)
 		mp.p.schedtick.Store(tick)
 		want := kitG(sched, int64(1000+i))
-		l04globput(sched, want)
+		sched.lock.Lock()
+		global.settle()
+		sched.runq.pushBack(want)
+		sched.lock.Unlock()
 		if gp, _ := findRunnable(mp); gp != want {
-			return fmt.Sprintf("with P0's schedtick %d, G 1 on its ring and G %d on the global queue, findRunnable returned %s, want G %d: when schedtick %% 61 == 0, the global queue goes first", tick, want.goid, kitID(gp), want.goid)
+			return fmt.Sprintf("with P0's schedtick %d, G 1 on its ring and G %d at the head of the global queue, findRunnable returned %s, want G %d: when schedtick %% 61 == 0, the global queue goes first", tick, want.goid, kitID(gp), want.goid)
 		}
 		return ""
 	})

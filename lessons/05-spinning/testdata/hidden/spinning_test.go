@@ -116,14 +116,32 @@ func TestL05ShouldSpin(t *testing.T) {
 		mp := kitRealM(sched, 0)
 		sched.npidle.Store(c.npidle)
 		sched.nmspinning.Store(c.nmspinning)
-		what := fmt.Sprintf("another thread moved nmspinning between %d and %d and npidle between %d and %d, with GOMAXPROCS %d (RandomizeScheduler %v)", c.nmspinning, c.nmspinning+1, c.npidle, c.npidle+1, c.procs, c.randomize)
-		kitStirred(t, l05, what, 200, kitStirSquare(&sched.nmspinning, &sched.npidle), func(int) string {
+		what := fmt.Sprintf("another thread moved nmspinning between %d and %d and npidle between %d and %d, flipped P 7's bit of the idle mask and back, and moved the other Ps' ticks, with GOMAXPROCS %d (RandomizeScheduler %v)", c.nmspinning, c.nmspinning+1, c.npidle, c.npidle+1, c.procs, c.randomize)
+		kitStirred(t, l05, what, 200, l05stir(sched), func(int) string {
 			if got := shouldSpin(mp); got != c.want {
 				return fmt.Sprintf("shouldSpin returned %v, want %v: 2*nmspinning < GOMAXPROCS - npidle is %v for every value the counters held", got, c.want, c.want)
 			}
 			return ""
 		})
 	}
+}
+
+// l05stir is the stir of shouldSpin's stirred question: nmspinning and
+// npidle round their square, P 7's bit of the idle mask flipped and back,
+// and every P's ticks, one step at a time. shouldSpin's answer depends
+// only on nmspinning, npidle and GOMAXPROCS, and the first two stay
+// between values that give the same answer; a twenty-eighth red team's
+// took one spinner too many only when the idle mask moved.
+func l05stir(sched *schedt) func() {
+	nm, np := &sched.nmspinning, &sched.npidle
+	mask := kitStirMask(sched.idlepMask, 7)
+	ticks := kitStirTicks(sched.allp...)
+	return kitStirCycle(
+		func() { nm.Add(1) }, mask[0], ticks[0],
+		func() { np.Add(1) }, mask[1], ticks[1%len(ticks)],
+		func() { nm.Add(-1) }, mask[0], ticks[2%len(ticks)],
+		func() { np.Add(-1) }, mask[1], ticks[3%len(ticks)],
+	)
 }
 
 func TestL05BecomeAndStopSpinning(t *testing.T) {

@@ -331,32 +331,55 @@ func TestL06ReadyRunnext(t *testing.T) {
 
 	// goready again and again while another thread moves nmspinning and
 	// npidle (nmspinning never 0, so wakep has no M to start), on a P whose
-	// ring is empty or holds Gs, with RandomizeScheduler or without.
+	// ring is empty or holds Gs, with RandomizeScheduler or without; and
+	// while a thief also takes Gs from the head of the P's ring.
 	for _, randomize := range []bool{false, true} {
 		for _, queued := range []int{0, 3} {
-			l06stirredReady(t, randomize, queued)
+			l06stirredReady(t, randomize, queued, false)
 		}
+		l06stirredReady(t, randomize, 64, true)
 	}
 }
 
 // l06stirredReady is TestL06ReadyRunnext's stirred question: goready on an
 // M holding P 0, whose ring holds queued Gs and whose runnext is empty.
-func l06stirredReady(t *testing.T, randomize bool, queued int) {
+// With thief, the stir also takes the G at the head of P 0's ring, as a
+// thief on another M would (a twenty-eighth red team's ready sent the G to
+// the tail only when it saw its own ring's length move): the ring must
+// then be what is left of it, and each question starts from it full again.
+func l06stirredReady(t *testing.T, randomize bool, queued int, thief bool) {
 	t.Helper()
 	sched, mp, pp := l06readyState(1)
 	sched.cfg.randomizeScheduler = randomize
-	ring := kitGs(sched, 50, queued)
-	for _, gp := range ring {
-		runqputtail(pp, gp)
+	first := int64(50)
+	if thief {
+		first = 5000
 	}
+	ring := kitGs(sched, first, queued)
+	refill := func() {
+		for runqgethead(pp) != nil {
+		}
+		for _, gp := range ring {
+			runqputtail(pp, gp)
+		}
+	}
+	refill()
 	want := l06ring(pp)
 	sched.nmspinning.Store(1)
+	stir := kitStirSquare(&sched.nmspinning, &sched.npidle)
 	what := fmt.Sprintf("another thread moved nmspinning between 1 and 2 and npidle between 0 and 1 (so wakep starts no M), P 0's ring %v, RandomizeScheduler %v", want, randomize)
+	if thief {
+		stir = kitStirCycle(stir, kitStirSteal(pp, func(gp *g) bool { return gp.goid >= first }))
+		what = fmt.Sprintf("another thread moved nmspinning between 1 and 2 and npidle between 0 and 1 (so wakep starts no M) and stole Gs from the head of P 0's ring (G %d to G %d before each goready), RandomizeScheduler %v", first, first+int64(queued)-1, randomize)
+	}
 	const n = 100
 	intoRunnext := 0
-	kitStirred(t, l06, what, n, kitStirSquare(&sched.nmspinning, &sched.npidle), func(i int) string {
+	kitStirred(t, l06, what, n, stir, func(i int) string {
 		if i == 0 {
 			intoRunnext = 0
+		}
+		if thief {
+			refill()
 		}
 		gp := l06waitingG(sched, int64(100+i))
 		var r any
@@ -368,21 +391,28 @@ func l06stirredReady(t *testing.T, randomize bool, queued int) {
 			return fmt.Sprintf("goready(G %d) panicked: %v", gp.goid, r)
 		}
 		next, got := pp.runnext.Load(), l06ring(pp)
+		left := want
+		if thief {
+			// What the thief left: the newest Gs of the ring, and G gp
+			// behind them if runqput's coin sent it to the tail.
+			rest := got
+			if next == nil && len(rest) > 0 && rest[len(rest)-1] == gp.goid {
+				rest = rest[:len(rest)-1]
+			}
+			if len(rest) <= len(want) && slices.Equal(rest, want[len(want)-len(rest):]) {
+				left = rest
+			}
+		}
 		switch {
-		case next == gp && slices.Equal(got, want):
+		case next == gp && slices.Equal(got, left):
 			intoRunnext++
 			pp.runnext.Store(nil)
-		case randomize && next == nil && slices.Equal(got, append(slices.Clone(want), gp.goid)):
+		case randomize && next == nil && slices.Equal(got, append(slices.Clone(left), gp.goid)):
 			// runqput's coin sent it to the tail: take the ring back to
 			// what it was.
-			for range len(got) {
-				runqgethead(pp)
-			}
-			for _, gp := range ring {
-				runqputtail(pp, gp)
-			}
+			refill()
 		default:
-			return fmt.Sprintf("goready(G %d) on an M holding P 0, with runnext empty and the ring %v, left runnext %s and the ring %v; want runnext G %d and the ring as it was: goready readies into runnext", gp.goid, want, kitID(next), got, gp.goid)
+			return fmt.Sprintf("goready(G %d) on an M holding P 0, with runnext empty and the ring %v, left runnext %s and the ring %v; want runnext G %d and the ring as it was (less what the other thread took from its head): goready readies into runnext", gp.goid, want, kitID(next), got, gp.goid)
 		}
 		if i == n-1 && intoRunnext == 0 {
 			return fmt.Sprintf("%d goreadys on an M holding P 0, with runnext empty and the ring %v, never put the G in runnext: goready readies into runnext (with RandomizeScheduler, runqput's coin sends it to the tail about half the time, not every time)", n, want)
