@@ -356,12 +356,17 @@ func l06stirredReady(t *testing.T, randomize bool, queued int, thief bool) {
 		first = 5000
 	}
 	ring := kitGs(sched, first, queued)
+	// refill empties the ring and puts ring's Gs back, as its owner, with
+	// no operation the stirrer steps before: the ring is full when goready
+	// starts, and the thief's steps fall within goready.
 	refill := func() {
-		for runqgethead(pp) != nil {
+		for {
+			h, t := kitRawRing(&pp.runqhead).Load(), kitRawRing(&pp.runqtail).Load()
+			if h == t || kitRawRing(&pp.runqhead).CompareAndSwap(h, t) {
+				break
+			}
 		}
-		for _, gp := range ring {
-			runqputtail(pp, gp)
-		}
+		kitPutAll(pp, ring)
 	}
 	refill()
 	want := l06ring(pp)
@@ -412,13 +417,34 @@ func l06stirredReady(t *testing.T, randomize bool, queued int, thief bool) {
 			// what it was.
 			refill()
 		default:
-			return fmt.Sprintf("goready(G %d) on an M holding P 0, with runnext empty and the ring %v, left runnext %s and the ring %v; want runnext G %d and the ring as it was (less what the other thread took from its head): goready readies into runnext", gp.goid, want, kitID(next), got, gp.goid)
+			return fmt.Sprintf("goready(G %d) on an M holding P 0, with runnext empty and the ring %s, left runnext %s and the ring %s; want runnext G %d and the ring as it was (less what the other thread took from its head): goready readies into runnext", gp.goid, l06ids(want), kitID(next), l06ids(got), gp.goid)
 		}
 		if i == n-1 && intoRunnext == 0 {
-			return fmt.Sprintf("%d goreadys on an M holding P 0, with runnext empty and the ring %v, never put the G in runnext: goready readies into runnext (with RandomizeScheduler, runqput's coin sends it to the tail about half the time, not every time)", n, want)
+			return fmt.Sprintf("%d goreadys on an M holding P 0, with runnext empty and the ring %s, never put the G in runnext: goready readies into runnext (with RandomizeScheduler, runqput's coin sends it to the tail about half the time, not every time)", n, l06ids(want))
 		}
 		return ""
 	})
+}
+
+// l06ids shows a ring's G IDs, each run of more than four in a row as its
+// first and last.
+func l06ids(ids []int64) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i + 1
+		for j < len(ids) && ids[j] == ids[j-1]+1 {
+			j++
+		}
+		if j-i > 4 {
+			parts = append(parts, fmt.Sprintf("%d ... %d", ids[i], ids[j-1]))
+		} else {
+			for _, id := range ids[i:j] {
+				parts = append(parts, fmt.Sprint(id))
+			}
+		}
+		i = j
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }
 
 func l06gid(gp *g) int64 {
