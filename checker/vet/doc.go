@@ -135,8 +135,11 @@
 //     real one. fmt is the one reader by reflection a lesson file may
 //     import; an interface value is refused as it may hold anything.
 //     Fprint's writer is not printed: a *strings.Builder or *bytes.Buffer
-//     of the file's own may take the text; and a type parameter is as
-//     plain as every type its constraint allows.
+//     of the file's own may take the text; a type parameter is as plain
+//     as every type its constraint allows; a struct whose fields the file
+//     declares, each plain, holds only the file's data and passes (a
+//     span{head, tail uint32} with a String method); and so does one of
+//     the file's sentinel errors, wrapped with %w as Go code does.
 //  17. Uses sync/atomic's functions (atomic.AddInt64(&gp.goid, 1)), or
 //     writes with a sync/atomic method (Store, Add, And, Or, Swap,
 //     CompareAndSwap) a field of the reference's that the lesson's API

@@ -769,6 +769,28 @@ func ruleCasesFmtAndSyncAtomic() []ruleCase {
 	_ = describe(pp)
 `) + "\nfunc describe[T ~uint32 | *p](x T) string { return fmt.Sprint(x) }\n"
 		}, want: []string{"fmt-args:gives pp (*sched.p) to fmt", "fmt-args:gives x (T) to fmt"}},
+		// A twenty-ninth red team's correct files: a struct of the file's
+		// own, its fields plain, with a String method, given to fmt; and
+		// a sentinel error wrapped with %w.
+		{name: "fmt given the file's own struct, and a sentinel error", file: "runnext.go", src: func(t testing.TB) string {
+			return edit(t, edit(t, ref(t, "runnext.go"), "package sched\n", "package sched\n\nimport (\n\t\"errors\"\n\t\"fmt\"\n)\n\nvar errStolen = errors.New(\"runnext stolen\")\n\ntype span struct{ head, tail uint32 }\n\nfunc (s span) String() string { return fmt.Sprint(s.tail - s.head) }\n\ntype spans struct {\n\tall  [2]span\n\tname string\n}\n"), "func runqgrabnext(pp *p) (next *g, retry bool) {\n", `func runqgrabnext(pp *p) (next *g, retry bool) {
+	_ = fmt.Sprintf("%s %v", span{pp.runqhead.Load(), pp.runqtail.Load()}, spans{name: "x"})
+	_ = fmt.Sprint(struct{ n uint32 }{pp.runqtail.Load()})
+	_ = fmt.Errorf("%w: P %d", errStolen, pp.id)
+`)
+		}},
+		// ... but not a struct that holds a pointer, nor one whose fields
+		// the reference declares (a copy of a reference struct, fields the
+		// lesson does not list too), nor an error that is no sentinel.
+		{name: "fmt given a struct that reaches elsewhere, or an error", file: "runnext.go", src: func(t testing.TB) string {
+			return edit(t, edit(t, ref(t, "runnext.go"), "package sched\n", "package sched\n\nimport (\n\t\"errors\"\n\t\"fmt\"\n)\n\ntype holder struct{ pp *p }\n\ntype ticks sysmontick\n"), "func runqgrabnext(pp *p) (next *g, retry bool) {\n", `func runqgrabnext(pp *p) (next *g, retry bool) {
+	_ = fmt.Sprint(holder{pp})
+	_ = fmt.Sprint(ticks(pp.sysmontick))
+	err := errors.New("x")
+	_ = fmt.Errorf("%w", err)
+`)
+		}, want: []string{"api:uses sysmontick", "fmt-args:gives holder{…} (sched.holder) to fmt", "fmt-args:gives ticks(pp.sysmontick) (sched.ticks) to fmt",
+			"api:pp.sysmontick is a whole value", "api:uses p.sysmontick", "fmt-args:gives err (error) to fmt"}},
 		// A twenty-second red team's: sync/atomic's functions on a G's
 		// goid, which no controlled run sees; the scheduler's shared
 		// atomics are the course's now (idlepMask's words, npidle), each
