@@ -5,6 +5,7 @@ package sched
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -21,11 +22,61 @@ func kitSched(procs int, cfg Config) *schedt {
 	sched.stopnote.init()
 	sched.sysmonnote.init()
 	sched.pollnote.init()
-	sched.lastpoll.Store(1)
+	sched.lastpoll.Store(kitClockAt(kitMix(sched.cfg.seed, 1)))
 	sched.lock.Lock()
 	procresize(sched, int32(procs))
 	sched.lock.Unlock()
+	kitUsedRand(sched)
 	return sched
+}
+
+// The constructed worlds look used, as a running scheduler's do, and are
+// the same for the same Config.Seed (the explorer replays a world by
+// building it again, and a file's operations may depend on what it holds).
+
+// kitMix is a hash of seed and salt (splitmix64's finaliser): the same
+// for the same two, unrelated for different ones.
+func kitMix(seed, salt uint64) uint64 {
+	z := seed + salt*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// kitClockAt is a time as a new Runtime's clock reads it (nanoseconds
+// since New, plus 1), from the random bits u: some microseconds to a
+// millisecond, never a round number. A constructed scheduler's lastpoll
+// was 1 once, which no Runtime stores: a twenty-ninth red team's
+// findRunnable kept the fairness tick only when lastpoll looked hand-made
+// (0, 1, a multiple of 2^20).
+func kitClockAt(u uint64) int64 {
+	return 1000 + int64(u%999_000)
+}
+
+// kitClockNow is kitClockAt of fresh random bits.
+func kitClockNow() int64 { return kitClockAt(rand.Uint64()) }
+
+// kitSpreadGoid is an ID for a G that is not one a test counts or names,
+// from the random bits u: log-uniform from 10,000 to 2^40, as a
+// long-lived program's Gs are numbered, not a round one a file could tell
+// apart (a twenty-ninth red team's runqgrabnext backed off only when the
+// victim's running G was numbered a round hundred or past a million, as
+// the tests' were).
+func kitSpreadGoid(u uint64) int64 {
+	f := float64(u>>11) / (1 << 53)
+	return int64(math.Exp(math.Log(1e4) + f*(math.Log(1<<40)-math.Log(1e4))))
+}
+
+// kitUsedRand draws from each P's random source 1 to 64 times, as a P
+// that has run has: a P fresh from procresize holds exactly cfg.seed ^
+// (id+1)*0x9e3779b97f4a7c15, which a file could tell (that red team's
+// procresize took its mistake only when a P had drawn).
+func kitUsedRand(sched *schedt) {
+	for _, pp := range sched.allp {
+		for range 1 + kitMix(sched.cfg.seed, 100+uint64(pp.id))%64 {
+			pp.rand.uint32()
+		}
+	}
 }
 
 // kitG makes a runnable G with the given ID and no coroutine: enough for the
@@ -90,7 +141,7 @@ func kitRunningP(sched *schedt, id int32) *p {
 	mp := &m{sched: sched, id: 200 + int64(id)}
 	mp.park.init()
 	acquirep(mp, pp)
-	gp := kitG(sched, 1000000+int64(id))
+	gp := kitG(sched, kitSpreadGoid(kitMix(sched.cfg.seed, 200+uint64(id))))
 	gp.atomicstatus.Store(_Grunning)
 	gp.m = mp
 	mp.curg.Store(gp)

@@ -6,6 +6,7 @@ package sched
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -394,7 +395,7 @@ func l02victim(t *testing.T, status uint32, next *g, sleeps *[]int64, onSleep fu
 	if status == _Prunning {
 		mp := &m{sched: sched, id: 1}
 		acquirep(mp, victim)
-		cur := kitG(sched, 500)
+		cur := kitG(sched, kitSpreadGoid(kitMix(sched.cfg.seed, 300)))
 		cur.atomicstatus.Store(_Grunning)
 		cur.m = mp
 		mp.curg.Store(cur)
@@ -684,12 +685,13 @@ func TestL02Stress(t *testing.T) {
 
 // l02stirredBackoff is TestL02GrabNext's stirred question: a running P's
 // runnext, again and again, while its owner puts a G on its ring and takes
-// it back, swaps the G in runnext for another and back, and counts ticks;
-// with RandomizeScheduler or without. A thief that backs off, as it must,
-// then finds runnext as its owner left it: it takes either G, or, if the
-// swap came between its look and its take, none, and says to retry. A
-// twenty-eighth red team's skipped the back-off only when it saw runnext
-// change.
+// it back, swaps the G in runnext for another and back, counts ticks, and
+// changes the G its M runs; with RandomizeScheduler or without. A thief
+// that backs off, as it must, then finds runnext as its owner left it: it
+// takes either G, or, if the swap came between its look and its take,
+// none, and says to retry. A twenty-eighth red team's skipped the back-off
+// only when it saw runnext change; a twenty-ninth's only when the victim's
+// running G was not numbered as the tests numbered theirs.
 func l02stirredBackoff(t *testing.T, randomize bool) {
 	t.Helper()
 	var sleeps []int64
@@ -708,8 +710,20 @@ func l02stirredBackoff(t *testing.T, randomize bool) {
 		runqgethead(victim)
 	}
 	ticks := kitStirTicks(sched.allp...)
-	stir := kitStirCycle(ring, swap, ticks[0], swap, ticks[1])
-	kitStirred(t, l02, fmt.Sprintf("the victim's owner put G 600 on its ring and took it back, swapped the G in its runnext for another and back, and counted ticks, over and over (RandomizeScheduler %v)", randomize), 100, stir, func(i int) string {
+	// The victim's M runs one G, then another: its curg changes.
+	mp := victim.m.Load()
+	running := [2]*g{mp.curg.Load(), kitG(sched, kitSpreadGoid(rand.Uint64()))}
+	running[1].atomicstatus.Store(_Grunning)
+	running[1].m = mp
+	curg := func() {
+		if mp.curg.Load() == running[0] {
+			mp.curg.Store(running[1])
+		} else {
+			mp.curg.Store(running[0])
+		}
+	}
+	stir := kitStirCycle(ring, swap, ticks[0], curg, swap, ticks[1], curg)
+	kitStirred(t, l02, fmt.Sprintf("the victim's owner put G 600 on its ring and took it back, swapped the G in its runnext for another and back, counted ticks and changed the G it runs, over and over (RandomizeScheduler %v)", randomize), 100, stir, func(i int) string {
 		pr := &[2]*g{kitG(nil, int64(1000+i)), kitG(nil, int64(2000+i))}
 		victim.runnext.Store(pr[0])
 		pair.Store(pr)

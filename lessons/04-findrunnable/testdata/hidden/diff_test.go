@@ -56,8 +56,12 @@ func TestL04Differential(t *testing.T) {
 // of the seventh, Gs queued behind an emptiness hint that still says 0.
 const l04dStates, l04dLagStates = 200, 40
 
-// l04dT0 is where the worlds' clocks start.
-const l04dT0 = int64(1) << 40
+// l04dT0 is where the worlds' clocks start: about 18 minutes into a
+// program, an odd number of nanoseconds, drawn for each test binary (a
+// round one, 1<<40 as it was, is a time no Runtime's clock reads: a
+// twenty-ninth red team's findRunnable kept the fairness tick only where
+// lastpoll looked hand-made).
+var l04dT0 = (int64(1)<<40 + rand.Int64N(1<<30)) | 1
 
 // l04dSide is what the test keeps of one world beyond the scheduler.
 type l04dSide struct {

@@ -305,7 +305,8 @@ func TestL04Fairness61(t *testing.T) {
 // l04stirredFairness is TestL04Fairness61's stirred question. The other
 // thread moves, in turn: P1's ring (a G put and taken back), the global
 // queue (a G of its own pushed onto its back, and taken off, under
-// sched.lock), and P1's ticks. None of it changes the answer: the global
+// sched.lock), lastpoll (as an M that polled the network sets it), and
+// P1's ticks. None of it changes the answer: the global
 // queue's head is the G asked about, and P0's ring is never empty.
 func l04stirredFairness(t *testing.T, randomize bool) {
 	t.Helper()
@@ -318,8 +319,9 @@ func l04stirredFairness(t *testing.T, randomize bool) {
 		runqputtail(p1, g500)
 		runqgethead(p1)
 	}
-	stir := kitStirCycle(append([]func(){ring, global.step}, kitStirTicks(p1)...)...)
-	kitStirred(t, l04, fmt.Sprintf("another thread put G 500 on P1's ring and took it back, pushed G 900000 onto the back of the global queue and took it off, and moved P1's ticks, over and over (RandomizeScheduler %v)", randomize), 100, stir, func(i int) string {
+	lastpoll := func() { sched.lastpoll.Store(kitClockNow()) } // another M polled the network
+	stir := kitStirCycle(append([]func(){ring, global.step, lastpoll}, kitStirTicks(p1)...)...)
+	kitStirred(t, l04, fmt.Sprintf("another thread put G 500 on P1's ring and took it back, pushed G 900000 onto the back of the global queue and took it off, moved P1's ticks and set lastpoll as a network poll does, over and over (RandomizeScheduler %v)", randomize), 100, stir, func(i int) string {
 		tick := 61 * uint32(i+1)
 		mp.p.schedtick.Store(tick)
 		want := kitG(sched, int64(1000+i))
