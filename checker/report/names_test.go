@@ -16,8 +16,9 @@ import (
 // lookalikes are names chosen to read as "correct" (A24): a trailing
 // space, a trailing no-break space, a leading space, characters Unicode
 // shows as nothing (U+034F, U+3164 HANGUL FILLER, U+FE0F, U+115F, U+2800
-// BRAILLE PATTERN BLANK, a variation selector beyond the BMP, a tag), other
-// spaces, and a combining mark with nothing under it. Each is shown so
+// BRAILLE PATTERN BLANK, a variation selector beyond the BMP, a tag,
+// U+1D159), private-use and unassigned code points, other spaces, and a
+// combining mark with nothing under it. Each is shown so
 // that it reads as something else than "correct".
 var lookalikes = map[string]string{
 	"correct ":            `correct\x20`,
@@ -35,6 +36,12 @@ var lookalikes = map[string]string{
 	"\u0301correct":       `\u0301correct`,
 	"correct \u0301":      `correct \u0301`,
 	"correct\u200b\u0301": `correct\u200b\u0301`,
+	// A twenty-ninth red team's: private-use characters, an unassigned
+	// code point and a musical symbol that shows as nothing.
+	"corr\ue000ect":     `corr\ue000ect`,
+	"correct\U000f0000": `correct\U000f0000`,
+	"corr\u0378ect":     `corr\u0378ect`,
+	"correct\U0001d159": `correct\U0001d159`,
 }
 
 func TestNameShowsWhatIsInvisible(t *testing.T) {

@@ -207,10 +207,12 @@ func OneLine(msg string) string {
 // U+FEFF), the other characters Unicode says to show as nothing (its
 // Default_Ignorable_Code_Point: U+034F, the variation selectors U+FE00–
 // U+FE0F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0...), the
-// spaces other than the ASCII one (U+00A0, U+2000–U+200A, U+3000...) and
-// U+2800, which show as blanks a reader takes for a space or for nothing,
-// and the line and paragraph separators U+2028 and U+2029. An escape is
-// plain ASCII, so cleaning twice changes nothing.
+// spaces other than the ASCII one (U+00A0, U+2000–U+200A, U+3000...),
+// U+2800 and U+1D159, which show as blanks a reader takes for a space or
+// for nothing, the line and paragraph separators U+2028 and U+2029, and
+// the private-use characters and the code points Unicode has not
+// assigned, which a font draws as it likes (a box, an icon, nothing). An
+// escape is plain ASCII, so cleaning twice changes nothing.
 func Clean(s string) string {
 	return escape(s, true)
 }
@@ -221,10 +223,15 @@ func hiddenRune(r rune) bool {
 	switch {
 	case r < utf8.RuneSelf:
 		return r < 0x20 || r == 0x7f
-	case r == '\u2800': // BRAILLE PATTERN BLANK: a letter that shows as a space
+	case r == '\u2800', // BRAILLE PATTERN BLANK: a letter that shows as a space
+		r == '\U0001d159': // MUSICAL SYMBOL NULL NOTEHEAD: a symbol that shows as nothing
+		return true
+	case !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs):
+		// A code point Unicode has not assigned: a font draws it as a
+		// box, as anything, or as nothing.
 		return true
 	}
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Zs,
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs,
 		unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector, unicode.Noncharacter_Code_Point)
 }
 

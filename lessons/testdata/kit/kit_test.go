@@ -27,6 +27,7 @@ func kitSched(procs int, cfg Config) *schedt {
 	procresize(sched, int32(procs))
 	sched.lock.Unlock()
 	kitUsedRand(sched)
+	kitRanBefore(sched)
 	return sched
 }
 
@@ -79,6 +80,20 @@ func kitUsedRand(sched *schedt) {
 	}
 }
 
+// kitRanBefore gives each P an old M (pp.oldm), as acquirep leaves on
+// every P that has run: an M that has since gone, on no list of the
+// scheduler's, and not counted in it (its ID is the P's, as the first Ms
+// to run the Ps are numbered). A thirtieth red team's destroy put a P's
+// Gs on the global queue's tail, not its head, only when the P had an old
+// M, which no constructed P had.
+func kitRanBefore(sched *schedt) {
+	for _, pp := range sched.allp {
+		mp := &m{sched: sched, id: int64(pp.id)}
+		mp.park.init()
+		pp.oldm = mp
+	}
+}
+
 // kitG makes a runnable G with the given ID and no coroutine: enough for the
 // run queues, which only move pointers.
 func kitG(sched *schedt, id int64) *g {
@@ -121,11 +136,21 @@ func kitTakeP(sched *schedt, id int32) *p {
 // stirred questions are asked on such an M.
 func kitRealM(sched *schedt, id int32) *m {
 	pp := kitTakeP(sched, id)
+	mp := kitNewM(sched)
+	acquirep(mp, pp)
+	return mp
+}
+
+// kitNewM makes an M as the scheduler makes its own: its ID reserved from
+// sched's sequence (counted in mcount, as allocm's are), its note ready.
+// Hand-made IDs (100 and up) were a tell: a thirtieth red team's
+// findRunnable took a batch of one from the global queue only on an M
+// below 100.
+func kitNewM(sched *schedt) *m {
 	sched.lock.Lock()
 	mp := &m{sched: sched, id: sched.mReserveID()}
 	sched.lock.Unlock()
 	mp.park.init()
-	acquirep(mp, pp)
 	return mp
 }
 
@@ -138,8 +163,7 @@ func kitRealM(sched *schedt, id int32) *m {
 // P marked _Prunning without them would be a state no scheduler is in.
 func kitRunningP(sched *schedt, id int32) *p {
 	pp := kitTakeP(sched, id)
-	mp := &m{sched: sched, id: 200 + int64(id)}
-	mp.park.init()
+	mp := kitNewM(sched)
 	acquirep(mp, pp)
 	gp := kitG(sched, kitSpreadGoid(kitMix(sched.cfg.seed, 200+uint64(id))))
 	gp.atomicstatus.Store(_Grunning)

@@ -296,13 +296,17 @@ func TestL01GrabRetry(t *testing.T) {
 func TestL01Randomized(t *testing.T) {
 	// runqputslow: 2500 puts of G 257 on a ring full of G 1..G 256 (the
 	// head moves by 256 each time, so the slots stay as they are).
+	// The puts take turns on three Ps, and each P must shuffle (a
+	// thirtieth red team's shuffled only on P 0, where a one-P test put).
 	const trials = 2500
-	sched := kitSched(1, Config{RandomizeScheduler: true, Seed: 7})
-	pp := sched.allp[0]
+	sched := kitSched(3, Config{RandomizeScheduler: true, Seed: 7})
 	gs := kitGs(sched, 1, 257)
-	for i, gp := range gs[:256] {
-		kitRawSlot(&pp.runq[i]).Store(gp)
+	for _, pp := range sched.allp {
+		for i, gp := range gs[:256] {
+			kitRawSlot(&pp.runq[i]).Store(gp)
+		}
 	}
+	var inOrderOn [3]int
 	want := append(slices.Clone(gs[:128]), gs[256])
 	seen := make([]int, len(gs)+1) // by goid: the last trial that moved it
 	inOrder, newLast, fixed, secondFirst := 0, 0, 0, 0
@@ -313,6 +317,7 @@ func TestL01Randomized(t *testing.T) {
 	// not 0..i), and -0.36 for the same loop run backwards.
 	drift := 0
 	for trial := 1; trial <= trials; trial++ {
+		pp := sched.allp[trial%3]
 		base := uint32(trial) * 256
 		pp.runqhead.Store(base)
 		pp.runqtail.Store(base + 256)
@@ -337,6 +342,7 @@ func TestL01Randomized(t *testing.T) {
 		}
 		if slices.Equal(got, want) {
 			inOrder++
+			inOrderOn[pp.id]++
 		}
 		if got[128] == gs[256] {
 			newLast++
@@ -362,6 +368,8 @@ func TestL01Randomized(t *testing.T) {
 	switch {
 	case inOrder == trials:
 		t.Fatalf(where+"the batch moved to the global queue was always in order: shuffle it first, as the runtime does under the race detector (Fisher-Yates: for i from 1 to n, swap batch[i] with batch[pp.rand.n(i+1)])"+kitHint(l01), trials)
+	case slices.Contains(inOrderOn[:], trials/3) || slices.Contains(inOrderOn[:], trials/3+1):
+		t.Fatalf(where+"taking turns on P 0, P 1 and P 2, the batch was always in order on one of them (in order on each: %v): shuffle on every P, as the runtime does under the race detector (**new**: since December 2026 the puts take turns on three Ps)"+kitHint(l01), trials, inOrderOn)
 	case newLast == trials:
 		t.Fatalf(where+"the new G was always the last of the batch: shuffle all 129 Gs, the new one included"+kitHint(l01), trials)
 	case fixed == 0:
@@ -379,11 +387,12 @@ func TestL01Randomized(t *testing.T) {
 	// batches, and a shuffle that misses an order makes it thousands.
 	{
 		const trials = 15000
-		sched := kitSched(1, Config{RandomizeScheduler: true, Seed: 9})
-		pp := sched.allp[0]
+		sched := kitSched(3, Config{RandomizeScheduler: true, Seed: 9})
 		batch := kitGs(sched, 1, 3)
 		counts := map[string]int{}
-		for range trials {
+		var inOrderOn [3]int
+		for trial := range trials {
+			pp := sched.allp[trial%3]
 			var q gQueue
 			for _, gp := range batch {
 				q.pushBack(gp)
@@ -394,8 +403,14 @@ func TestL01Randomized(t *testing.T) {
 				t.Fatalf("with RandomizeScheduler, runqputbatch of G 1, G 2, G 3 onto an empty ring left it %s; want the three Gs, each exactly once, in any order"+kitHint(l01), l01mIDs(got))
 			}
 			counts[l01mIDs(got)]++
+			if slices.Equal(got, batch) {
+				inOrderOn[pp.id]++
+			}
 			for gp := runqgethead(pp); gp != nil; gp = runqgethead(pp) {
 			}
+		}
+		if slices.Contains(inOrderOn[:], trials/3) {
+			t.Fatalf("with RandomizeScheduler, %d runqputbatch of G 1, G 2, G 3, taking turns on P 0, P 1 and P 2, always left them in order on one of the Ps (in order on each: %v): shuffle on every P (**new**: since December 2026 the batches take turns on three Ps)"+kitHint(l01), trials, inOrderOn)
 		}
 		const expect = trials / 6.0
 		chi2 := 0.0
@@ -409,9 +424,9 @@ func TestL01Randomized(t *testing.T) {
 	}
 
 	// runqputbatch: 200 batches of 2 Gs onto a ring holding 1 G (across
-	// the wrap-around of the slots), and 100 of 5 onto an empty ring.
-	sched = kitSched(1, Config{RandomizeScheduler: true, Seed: 8})
-	pp = sched.allp[0]
+	// the wrap-around of the slots), and 100 of 5 onto an empty ring, on P 1.
+	sched = kitSched(2, Config{RandomizeScheduler: true, Seed: 8})
+	pp := sched.allp[1]
 	id := int64(1)
 	pp.runqhead.Store(200)
 	pp.runqtail.Store(200)

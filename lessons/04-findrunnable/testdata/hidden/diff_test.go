@@ -197,8 +197,8 @@ func l04dSideOf(sides map[*kitWorld]*l04dSide, w *kitWorld) *l04dSide {
 		s.rand0 = append(s.rand0, pp.rand.state)
 	}
 	sched.lock.Lock()
-	for i := range sched.allp {
-		mp := &m{sched: sched, id: 300 + int64(i)}
+	for range sched.allp {
+		mp := &m{sched: sched, id: sched.mReserveID()}
 		mp.park.init()
 		sched.mput(mp)
 		s.idle = append(s.idle, mp)

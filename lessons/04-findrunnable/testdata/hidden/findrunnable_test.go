@@ -26,10 +26,9 @@ func l04take(sched *schedt, id int32) *p {
 	return kitTakeP(sched, id)
 }
 
-// l04m returns a hand-made M holding P id.
+// l04m returns an M holding P id, made as the scheduler makes its own.
 func l04m(sched *schedt, id int32) *m {
-	mp := &m{sched: sched, id: 100 + int64(id)}
-	mp.park.init()
+	mp := kitNewM(sched)
 	acquirep(mp, l04take(sched, id))
 	return mp
 }
@@ -493,8 +492,7 @@ func TestL04IdlePsSkipped(t *testing.T) {
 	// The new M arrives (acquirep) only if this one comes back from giving
 	// up a second time: if it skipped P1, it has checkRunqsNoP's P to spin
 	// on and P1's Gs to look for, round and round.
-	newM := &m{sched: sched, id: 201}
-	newM.park.init()
+	newM := kitNewM(sched)
 	stops, arrived := 0, false // only touched on this M's goroutine until it returns
 	sched.trace = func(ev Event) {
 		if ev.Kind == EvSpinStop {

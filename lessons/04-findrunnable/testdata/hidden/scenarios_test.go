@@ -28,26 +28,24 @@ import (
 // sched.cfg.nanotime goes wrong at once.
 const l04sT0 = int64(1) << 50
 
-// l04sSched is kitSched; P0 is given to a hand-made M with l04sM.
+// l04sSched is kitSched; P0 is given to an M with l04sM.
 func l04sSched(procs int, cfg Config) *schedt {
 	return kitSched(procs, cfg)
 }
 
-// l04sM returns a hand-made M holding P id, with schedtick 1 (no fairness
-// check).
+// l04sM returns an M holding P id, made as the scheduler makes its own,
+// with schedtick 1 (no fairness check).
 func l04sM(sched *schedt, id int32) *m {
-	mp := &m{sched: sched, id: 100 + int64(id)}
-	mp.park.init()
+	mp := kitNewM(sched)
 	acquirep(mp, kitTakeP(sched, id))
 	mp.p.schedtick.Store(1)
 	return mp
 }
 
 // l04sBusy makes P id busy: off the idle list, held (_Prunning) by a
-// hand-made M that the test plays. It runs nothing.
+// an M that the test plays. It runs nothing.
 func l04sBusy(sched *schedt, id int32) *p {
-	owner := &m{sched: sched, id: 200 + int64(id)}
-	owner.park.init()
+	owner := kitNewM(sched)
 	pp := kitTakeP(sched, id)
 	acquirep(owner, pp)
 	return pp
@@ -612,8 +610,7 @@ func TestL04GiveUpGlobal(t *testing.T) {
 	sched = l04sSched(2, Config{Debug: true})
 	mp = l04sM(sched, 0)
 	p0, p1 := mp.p, sched.allp[1]
-	leaving := &m{sched: sched, id: 300}
-	leaving.park.init()
+	leaving := kitNewM(sched)
 	injected, late := false, false // only touched on the M's goroutine until it returns
 	sched.trace = func(ev Event) {
 		if ev.Kind != EvSpinStop || injected || late {

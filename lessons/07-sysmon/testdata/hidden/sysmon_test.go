@@ -610,7 +610,13 @@ const l07backoffRule = "sysmon counts idle, the rounds in a row in which retake 
 // runs freely up to its sleep #64, where it is held again.
 func l07hogRun(t *testing.T, c *l07clock, forcePreempt time.Duration, stop *atomic.Bool, after func(g *G)) (*Runtime, *atomic.Pointer[G]) {
 	t.Helper()
-	rt := New(c.config(1, forcePreempt))
+	return l07hogRunOn(t, c, 1, forcePreempt, stop, after)
+}
+
+// l07hogRunOn is l07hogRun on procs Ps: the others stay idle.
+func l07hogRunOn(t *testing.T, c *l07clock, procs int, forcePreempt time.Duration, stop *atomic.Bool, after func(g *G)) (*Runtime, *atomic.Pointer[G]) {
+	t.Helper()
+	rt := New(c.config(procs, forcePreempt))
 	var hog atomic.Pointer[G]
 	running := make(chan struct{})
 	rt.Go(func(g *G) {
@@ -646,18 +652,27 @@ func l07hogRun(t *testing.T, c *l07clock, forcePreempt time.Duration, stop *atom
 // back-off only when two reads in a row differed).
 func TestL07SysmonBackoff(t *testing.T) {
 	for _, moving := range []bool{false, true} {
-		l07sysmonBackoff(t, moving)
+		l07sysmonBackoff(t, 1, moving)
 	}
+	l07sysmonBackoff(t, 2, true)
 }
 
-func l07sysmonBackoff(t *testing.T, moving bool) {
+func l07sysmonBackoff(t *testing.T, procs int, moving bool) {
 	t.Helper()
 	c := l07newClock(65, 1, 64)
 	c.moving = moving
 	var stop atomic.Bool
-	l07hogRun(t, c, time.Hour, &stop, nil)
-	c.awaitSleep(t, 64, "a G is running on the only P, so sysmon must keep sleeping and looking")
-	l07checkSleeps(t, c.first(64), l07backoff(64), l07backoffRule+"."+l07movingNote(moving))
+	l07hogRunOn(t, c, procs, time.Hour, &stop, nil)
+	c.awaitSleep(t, 64, "a G is running on one P, so sysmon must keep sleeping and looking")
+	l07checkSleeps(t, c.first(64), l07backoff(64), l07backoffRule+"."+l07movingNote(moving)+l07procsNote(procs))
+}
+
+// l07procsNote is what a failure on more than one P adds.
+func l07procsNote(procs int) string {
+	if procs == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" Here on %d Ps, the others idle (**new**: since December 2026 this test runs on more than one P too).", procs)
 }
 
 // l07movingNote is what a failure with a moving clock adds.
@@ -673,26 +688,37 @@ func l07movingNote(moving bool) string {
 // round: preemption must not reset the back-off.
 func TestL07SysmonPreemptionIsNotWork(t *testing.T) {
 	for _, moving := range []bool{false, true} {
-		l07sysmonPreemptionIsNotWork(t, moving)
+		l07sysmonPreemptionIsNotWork(t, 1, moving)
 	}
+	l07sysmonPreemptionIsNotWork(t, 2, true)
 }
 
-func l07sysmonPreemptionIsNotWork(t *testing.T, moving bool) {
+func l07sysmonPreemptionIsNotWork(t *testing.T, procs int, moving bool) {
 	t.Helper()
 	c := l07newClock(65, 1, 64)
 	c.moving = moving
 	var stop atomic.Bool
-	rt, hog := l07hogRun(t, c, 100*time.Microsecond, &stop, nil)
-	c.awaitSleep(t, 64, "a G is running on the only P, so sysmon must keep sleeping and looking")
+	rt, hog := l07hogRunOn(t, c, procs, 100*time.Microsecond, &stop, nil)
+	c.awaitSleep(t, 64, "a G is running on one P, so sysmon must keep sleeping and looking")
 	gp := hog.Load()
 	if !gp.preempt.Load() {
 		t.Fatalf("G %d has run one time slice for over 10ms of the injected clock (Config.Nanotime), with ForcePreempt 100µs, and sysmon never set its preempt flag%s", gp.goid, kitHint(l07))
 	}
-	if !rt.sched.allp[0].preempt.Load() {
+	if pp := l07heldBy(rt, gp); pp == nil || !pp.preempt.Load() {
 		t.Fatalf("sysmon set G %d's preempt flag but not its P's (pp.preempt)%s", gp.goid, kitHint(l07))
 	}
 	l07checkSleeps(t, c.first(64), l07backoff(64),
-		"Here the only G never yields, and sysmon preempts it every round from the 6th on (ForcePreempt 100µs). Preempting is not work: retake returns only the number of Ps taken from syscalls, and only that resets idle. "+l07backoffRule+"."+l07movingNote(moving))
+		"Here the only G never yields, and sysmon preempts it every round from the 6th on (ForcePreempt 100µs). Preempting is not work: retake returns only the number of Ps taken from syscalls, and only that resets idle. "+l07backoffRule+"."+l07movingNote(moving)+l07procsNote(procs))
+}
+
+// l07heldBy returns the P whose M runs gp, or nil.
+func l07heldBy(rt *Runtime, gp *G) *p {
+	for _, pp := range rt.sched.allp {
+		if mp := pp.m.Load(); mp != nil && mp.curg.Load() == gp {
+			return pp
+		}
+	}
+	return nil
 }
 
 // TestL07SysmonRetakeResetsBackoff: sysmon has backed off to 10ms; the G

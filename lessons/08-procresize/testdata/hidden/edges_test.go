@@ -186,10 +186,10 @@ func l08OldMNotFirstIdle(t *testing.T, lived bool) {
 	names := map[*m]string{ma: "Ma", mb: "Mb", mc: "Mc"}
 	l08stopWorld(t, sched)
 	p0.oldm = ma // last on the idle list
-	l08fill(sched, p0, 0, 1, 1, 0)
+	l08work(sched, p0, 1, false)
 	p1.oldm = mb
-	l08fill(sched, p1, 0, 2, 1, 0)
-	l08fill(sched, p2, 0, 3, 1, 0) // no old M
+	l08work(sched, p1, 1, false)
+	l08work(sched, p2, 1, false) // no old M
 	what := "after procresize(3) of 3 Ps with work, the idle M list being Mc, Mb, Ma, P 0 last run by Ma and P 1 by Mb, P 2 never run"
 	if lived {
 		for _, gp := range kitGs(sched, 900, 3) {

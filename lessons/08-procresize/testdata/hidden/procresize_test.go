@@ -94,6 +94,21 @@ func l08fill(sched *schedt, pp *p, start uint32, first int64, n int, next int64)
 	return order
 }
 
+// l08work puts n Gs on pp's ring (and one in runnext if next), numbered
+// as a long-lived program's are (kitSpreadGoid), not 1, 2, 3: the tests of
+// which M a P gets need only that the P has work, and a thirtieth red
+// team's procresize preferred a P's old M only while every queued G was
+// numbered below 64.
+func l08work(sched *schedt, pp *p, n int, next bool) {
+	salt := uint64(500 + 10*pp.id)
+	if next {
+		pp.runnext.Store(kitG(sched, kitSpreadGoid(kitMix(sched.cfg.seed, salt))))
+	}
+	for i := range n {
+		runqputtail(pp, kitG(sched, kitSpreadGoid(kitMix(sched.cfg.seed, salt+1+uint64(i)))))
+	}
+}
+
 // l08global lists the goids on the global run queue, head first.
 func l08global(t *testing.T, sched *schedt) []int64 {
 	t.Helper()
@@ -379,11 +394,11 @@ func TestL08SurvivorsGetAnM(t *testing.T) {
 	l08stopWorld(t, sched)
 	p0.oldm = ma // P 0: no work; its old M stays idle
 	p1.oldm = mb // P 1: work, its old M is idle: it must get Mb
-	l08fill(sched, p1, 0, 10, 1, 0)
+	l08work(sched, p1, 1, false)
 	p2.oldm = mx // P 2: work, its old M is busy: any idle M
-	l08fill(sched, p2, 0, 0, 0, 20)
-	l08fill(sched, p3, 0, 30, 2, 0) // P 3: work, never ran
-	l08fill(sched, p4, 0, 40, 1, 0) // P 4: destroyed
+	l08work(sched, p2, 0, true)
+	l08work(sched, p3, 2, false) // P 3: work, never ran
+	l08work(sched, p4, 1, false) // P 4: destroyed
 
 	runnable := l08resize(t, sched, 4)
 
@@ -420,8 +435,8 @@ func TestL08SurvivorsGetAnM(t *testing.T) {
 	q0, q1 := sched.allp[0], sched.allp[1]
 	ma = l08idleM(sched)
 	l08stopWorld(t, sched)
-	l08fill(sched, q0, 0, 1, 1, 0)
-	l08fill(sched, q1, 0, 2, 1, 0)
+	l08work(sched, q0, 1, false)
+	l08work(sched, q1, 1, false)
 	runnable = l08resize(t, sched, 3)
 	what = "after procresize(3) of 3 Ps, P 0 and P 1 with work, one idle M, no old Ms"
 	l08checkIdle(t, sched, []int32{2}, what)
