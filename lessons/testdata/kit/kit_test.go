@@ -157,8 +157,9 @@ func kitNewM(sched *schedt) *m {
 // kitRunningP takes P id off the idle list and makes it running as it is
 // in a real scheduler: owned by an M (acquirep: status _Prunning, pp.m set)
 // whose current G is _Grunning. Nothing runs them: the test plays the
-// owner. The M (ID 200+id) and its G (ID 1000000+id) are hand-made and not
-// counted among the scheduler's Ms and Gs. Code under test may look at a
+// owner. The M is numbered as the scheduler numbers its own (kitNewM),
+// and its G as a long-lived program's (kitSpreadGoid); the G is not
+// counted among the scheduler's Gs. Code under test may look at a
 // running P's M and G (Go 1.26's runqgrab does, before it backs off), so a
 // P marked _Prunning without them would be a state no scheduler is in.
 func kitRunningP(sched *schedt, id int32) *p {

@@ -30,17 +30,19 @@ func TestL05Differential(t *testing.T) {
 // trace) and what the spinning protocol reads beyond it.
 type l05dState struct {
 	kit          kitState
-	Spinning     []bool // the acting Ms' mp.spinning: one M per running P (M 200+P), then M 300 with no P
+	Spinning     []bool // the acting Ms' mp.spinning: one M per running P, then one M with no P (l05dActorIDs)
 	Others       int32  // Ms spinning elsewhere, counted in nmspinning too
 	Needspinning bool
 }
 
 func (st l05dState) String() string {
 	var b strings.Builder
+	running := 0
 	for i, ps := range st.kit.Ps {
 		switch {
 		case ps.Running:
-			fmt.Fprintf(&b, "P%d running (held by M %d)", i, 200+i)
+			fmt.Fprintf(&b, "P%d running (held by M %d)", i, running)
+			running++
 		case ps.Syscall:
 			fmt.Fprintf(&b, "P%d in a system call", i)
 		default:
@@ -79,15 +81,17 @@ func (st l05dState) String() string {
 }
 
 // l05dActorIDs lists the IDs of a state's acting Ms: the M of each running
-// P, then M 300, which holds no P.
+// P, then one that holds no P. They are numbered as the scheduler numbers
+// its Ms, in the order they were made (kitRunningP's, P by P, then the
+// one with no P).
 func l05dActorIDs(st kitState) []int64 {
 	var ids []int64
-	for i, ps := range st.Ps {
+	for _, ps := range st.Ps {
 		if ps.Running {
-			ids = append(ids, 200+int64(i))
+			ids = append(ids, int64(len(ids)))
 		}
 	}
-	return append(ids, 300)
+	return append(ids, int64(len(ids)))
 }
 
 // l05dWorld is one built copy of an l05dState.
@@ -108,8 +112,7 @@ func l05dBuild(st l05dState, pool map[int64]*g) *l05dWorld {
 			w.actors = append(w.actors, mp)
 		}
 	}
-	noP := &m{sched: sched, id: 300}
-	noP.park.init()
+	noP := kitNewM(sched)
 	w.actors = append(w.actors, noP)
 	nmspinning := st.Others
 	for k, mp := range w.actors {

@@ -79,59 +79,59 @@ var l05ExploreScenarios = []l05ExploreScenario{
 		},
 	},
 	{
-		name:  "M 100, spinning on P0, found a G and calls resetspinning while a G calls wakep (P1 and P2 idle)",
+		name:  "M a, spinning on P0, found a G and calls resetspinning while a G calls wakep (P1 and P2 idle)",
 		procs: 3, idleMs: 2,
 		threads: func(im l05Impl, w *l05World) []kitThread {
 			mp := w.busy(0, true)
 			w.sched.nmspinning.Store(1)
 			return []kitThread{
-				{"resetspinning (M 100)", func() { im.resetspinning(mp) }},
+				{"resetspinning (M a)", func() { im.resetspinning(mp) }},
 				{"wakep", func() { im.wakep(w.sched) }}}
 		},
 	},
 	{
-		name:  "M 100 (P0) calls resetspinning while M 101 (P1), spinning too, stops spinning (P2 idle)",
+		name:  "M a (P0) calls resetspinning while M b (P1), spinning too, stops spinning (P2 idle)",
 		procs: 3, idleMs: 2,
 		threads: func(im l05Impl, w *l05World) []kitThread {
 			a, b := w.busy(0, true), w.busy(1, true)
 			w.sched.nmspinning.Store(2)
 			return []kitThread{
-				{"resetspinning (M 100)", func() { im.resetspinning(a) }},
-				{"stopSpinning (M 101)", func() { im.stopSpinning(b) }}}
+				{"resetspinning (M a)", func() { im.resetspinning(a) }},
+				{"stopSpinning (M b)", func() { im.stopSpinning(b) }}}
 		},
 	},
 	{
-		name:  "M 100 (P0) calls resetspinning with no idle P while a G calls wakep (P1 busy)",
+		name:  "M a (P0) calls resetspinning with no idle P while a G calls wakep (P1 busy)",
 		procs: 2, idleMs: 2,
 		threads: func(im l05Impl, w *l05World) []kitThread {
 			mp := w.busy(0, true)
 			l05take(w.sched, 1)
 			w.sched.nmspinning.Store(1)
 			return []kitThread{
-				{"resetspinning (M 100)", func() { im.resetspinning(mp) }},
+				{"resetspinning (M a)", func() { im.resetspinning(mp) }},
 				{"wakep", func() { im.wakep(w.sched) }}}
 		},
 	},
 	{
-		name:  "a G calls wakep (P0 busy, P1 idle) while M 102 (P2) becomes spinning",
+		name:  "a G calls wakep (P0 busy, P1 idle) while M c (P2) becomes spinning",
 		procs: 3, idleMs: 2,
 		threads: func(im l05Impl, w *l05World) []kitThread {
 			l05take(w.sched, 0)
 			mp := w.busy(2, false)
 			return []kitThread{
 				{"wakep", func() { im.wakep(w.sched) }},
-				{"becomeSpinning (M 102)", func() { im.becomeSpinning(mp) }}}
+				{"becomeSpinning (M c)", func() { im.becomeSpinning(mp) }}}
 		},
 	},
 	{
-		name:  "a G calls wakep with no idle P (P0 busy) while M 101 (P1) becomes spinning",
+		name:  "a G calls wakep with no idle P (P0 busy) while M b (P1) becomes spinning",
 		procs: 2, idleMs: 1,
 		threads: func(im l05Impl, w *l05World) []kitThread {
 			l05take(w.sched, 0)
 			mp := w.busy(1, false)
 			return []kitThread{
 				{"wakep", func() { im.wakep(w.sched) }},
-				{"becomeSpinning (M 101)", func() { im.becomeSpinning(mp) }}}
+				{"becomeSpinning (M b)", func() { im.becomeSpinning(mp) }}}
 		},
 	},
 }
@@ -219,13 +219,13 @@ func TestL05Explore(t *testing.T) {
 	}
 }
 
-const l05UncountedTwiceName = "M 100 (P0), uncounted twice already (it spins, nmspinning is 0), stops spinning while M 101 (P1) becomes spinning"
+const l05UncountedTwiceName = "M a (P0), uncounted twice already (it spins, nmspinning is 0), stops spinning while M b (P1) becomes spinning"
 
-// l05UncountedTwice is a broken start, M 100 uncounted twice, raced: its
-// stopSpinning takes nmspinning below 0 and must panic, whatever M 101
-// does meanwhile, unless M 101's becomeSpinning counted itself first (then
+// l05UncountedTwice is a broken start, M a uncounted twice, raced: its
+// stopSpinning takes nmspinning below 0 and must panic, whatever M b
+// does meanwhile, unless M b's becomeSpinning counted itself first (then
 // the decrement takes 1 to 0, and nothing is wrong). stopSpinning judges
-// the result of its own Add(-1): a second Load may find that M 101's
+// the result of its own Add(-1): a second Load may find that M b's
 // increment has made the count 0 again, and the broken count goes unseen
 // (a blind set's file). Here nmspinning is not held to 0 or more at every
 // step (the start breaks that); what is checked is that whenever it went
@@ -237,7 +237,7 @@ func l05UncountedTwice(im l05Impl) func() kitStart {
 		stopping, starting := w.busy(0, true), w.busy(1, false)
 		var panicked, negative bool
 		threads := []kitThread{
-			{"stopSpinning (M 100)", func() {
+			{"stopSpinning (M a)", func() {
 				defer func() {
 					if r := recover(); r != nil {
 						if _, ok := r.(kitDeadlock); ok {
@@ -248,7 +248,7 @@ func l05UncountedTwice(im l05Impl) func() kitStart {
 				}()
 				im.stopSpinning(stopping)
 			}},
-			{"becomeSpinning (M 101)", func() { im.becomeSpinning(starting) }},
+			{"becomeSpinning (M b)", func() { im.becomeSpinning(starting) }},
 		}
 		nmspinning := func() int32 { return (*atomic.Int32)(&w.sched.nmspinning).Load() }
 		check := func() string {
@@ -261,9 +261,9 @@ func l05UncountedTwice(im l05Impl) func() kitStart {
 			// Once stopSpinning panicked, the count is what the broken
 			// start left: whether it was taken below 0 first is the
 			// file's to choose (a CAS loop may panic before it writes).
-			key = fmt.Sprintf("stopSpinning did not panic; nmspinning %d; M 101 spinning: %v", nmspinning(), starting.spinning)
+			key = fmt.Sprintf("stopSpinning did not panic; nmspinning %d; M b spinning: %v", nmspinning(), starting.spinning)
 			if panicked {
-				key = fmt.Sprintf("stopSpinning panicked; M 101 spinning: %v", starting.spinning)
+				key = fmt.Sprintf("stopSpinning panicked; M b spinning: %v", starting.spinning)
 			}
 			if negative && !panicked {
 				problem = fmt.Sprintf("nmspinning went below 0 and stopSpinning did not panic (%s): panic when the result of your own Add(-1) is below 0; a second Load of the count may find another M's increment there already", key)

@@ -79,7 +79,7 @@ var l05Races = []l05Race{
 			a, b := l05m(sched, 1), l05m(sched, 2)
 			a.spinning, b.spinning = true, true
 			sched.nmspinning.Store(2)
-			return []any{"stopSpinning(M 101)", func() { stopSpinning(a) }, "stopSpinning(M 102)", func() { stopSpinning(b) }}
+			return []any{"stopSpinning(M b)", func() { stopSpinning(a) }, "stopSpinning(M c)", func() { stopSpinning(b) }}
 		},
 	},
 }

@@ -23,10 +23,10 @@ func l05take(sched *schedt, id int32) *p {
 	return kitRunningP(sched, id)
 }
 
-// l05m returns a hand-made M holding P id.
+// l05m returns an M holding P id, made as the scheduler makes its own
+// (kitNewM).
 func l05m(sched *schedt, id int32) *m {
-	mp := &m{sched: sched, id: 100 + int64(id)}
-	mp.park.init()
+	mp := kitNewM(sched)
 	acquirep(mp, kitTakeP(sched, id))
 	return mp
 }

@@ -71,7 +71,7 @@ func l06LockName(p unsafe.Pointer) string {
 }
 
 // l06GenDiff makes a state of one to four Ps, P0 held by an M running a G
-// (G 1000000), and one to four operations on P0.
+// (kitRunningP), and one to four operations on P0.
 func l06GenDiff(r *rand.Rand) (kitState, []kitOp) {
 	st := kitState{Seed: r.Uint64(), Trace: r.IntN(3) > 0, Debug: r.IntN(2) == 0, Global: kitGenGlobal(r, 5), MinProcs: 1}
 	st.Randomize = r.IntN(6) == 0
@@ -152,8 +152,8 @@ func l06SideOf(sides map[*kitWorld]*l06Side, w *kitWorld) *l06Side {
 		}
 	}
 	sched.lock.Lock()
-	for i := range sched.allp {
-		mp := &m{sched: sched, id: 300 + int64(i)}
+	for range sched.allp {
+		mp := &m{sched: sched, id: sched.mReserveID()}
 		mp.park.init()
 		sched.mput(mp)
 		s.ms = append(s.ms, mp)
