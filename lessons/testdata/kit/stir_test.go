@@ -121,7 +121,14 @@ func kitStirCycle(steps ...func()) func() {
 // x-1, y-1. Each step changes one of them, and a file that reads both
 // sees them change unless it made four operations since it last looked.
 func kitStirSquare(x, y *atomicInt32) func() {
-	return kitStirCycle(func() { x.Add(1) }, func() { y.Add(1) }, func() { x.Add(-1) }, func() { y.Add(-1) })
+	xUp, xDown := kitStirUpDown(x)
+	yUp, yDown := kitStirUpDown(y)
+	return kitStirCycle(xUp, yUp, xDown, yDown)
+}
+
+// kitStirUpDown returns the two steps that move x to one more and back.
+func kitStirUpDown(x *atomicInt32) (up, down func()) {
+	return func() { x.Add(1) }, func() { x.Add(-1) }
 }
 
 // kitStirTicks returns a step for each of pps that counts one more

@@ -133,14 +133,15 @@ func TestL05ShouldSpin(t *testing.T) {
 // between values that give the same answer; a twenty-eighth red team's
 // took one spinner too many only when the idle mask moved.
 func l05stir(sched *schedt) func() {
-	nm, np := &sched.nmspinning, &sched.npidle
+	nmUp, nmDown := kitStirUpDown(&sched.nmspinning)
+	npUp, npDown := kitStirUpDown(&sched.npidle)
 	mask := kitStirMask(sched.idlepMask, 7)
 	ticks := kitStirTicks(sched.allp...)
 	return kitStirCycle(
-		func() { nm.Add(1) }, mask[0], ticks[0],
-		func() { np.Add(1) }, mask[1], ticks[1%len(ticks)],
-		func() { nm.Add(-1) }, mask[0], ticks[2%len(ticks)],
-		func() { np.Add(-1) }, mask[1], ticks[3%len(ticks)],
+		nmUp, mask[0], ticks[0],
+		npUp, mask[1], ticks[1%len(ticks)],
+		nmDown, mask[0], ticks[2%len(ticks)],
+		npDown, mask[1], ticks[3%len(ticks)],
 	)
 }
 

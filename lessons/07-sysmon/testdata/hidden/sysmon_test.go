@@ -239,11 +239,12 @@ func l07stirredNotYet(t *testing.T) {
 	}
 	ticks := kitStirTicks(others...)
 	mask := kitStirMask(sched.idlepMask, others[0].id)
-	nm, np := &sched.nmspinning, &sched.npidle
+	nmUp, nmDown := kitStirUpDown(&sched.nmspinning)
+	npUp, npDown := kitStirUpDown(&sched.npidle)
 	stir := kitStirCycle(
-		ticks[0], func() { nm.Add(1) }, mask[0], ticks[1],
-		func() { np.Add(1) }, ticks[0], mask[1], func() { nm.Add(-1) },
-		ticks[1], func() { np.Add(-1) },
+		ticks[0], nmUp, mask[0], ticks[1],
+		npUp, ticks[0], mask[1], nmDown,
+		ticks[1], npDown,
 	)
 	kitStirred(t, l07, "another thread counted ticks on the idle Ps, moved nmspinning between 0 and 1 and npidle between 2 and 3, and flipped an idle P's bit of the idle mask and back", 100, stir, func(i int) string {
 		now := l07t0 + int64(i+1)*l07tick
