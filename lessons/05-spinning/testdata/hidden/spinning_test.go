@@ -311,6 +311,8 @@ func TestL05WakepStartsOneM(t *testing.T) {
 				kitCount(int(woken), "M"), l05state(sched))
 		}
 	}
+
+	l05stirredWakep(t)
 }
 
 func TestL05ResetSpinning(t *testing.T) {
@@ -408,6 +410,8 @@ func TestL05CheckRunqsNoP(t *testing.T) {
 	if sched.npidle.Load() != 1 {
 		t.Fatalf("checkRunqsNoP returned nil but took an idle P anyway: %s", l05state(sched))
 	}
+
+	l05stirredNoP(t)
 }
 
 // l05quiet waits until every M but sysmon is parked on the idle list, and
