@@ -656,6 +656,7 @@ func TestL07SysmonBackoff(t *testing.T) {
 		l07sysmonBackoff(t, 1, moving)
 	}
 	l07sysmonBackoff(t, 2, true)
+	l07sysmonBackoff(t, 5, true) // one P busy of five: not every P is idle, so no deep sleep
 }
 
 func l07sysmonBackoff(t *testing.T, procs int, moving bool) {
@@ -664,7 +665,7 @@ func l07sysmonBackoff(t *testing.T, procs int, moving bool) {
 	c.moving = moving
 	var stop atomic.Bool
 	l07hogRunOn(t, c, procs, time.Hour, &stop, nil)
-	c.awaitSleep(t, 64, "a G is running on one P, so sysmon must keep sleeping and looking")
+	c.awaitSleep(t, 64, "a G is running on one P, so sysmon must keep sleeping and looking."+l07procsNote(procs))
 	l07checkSleeps(t, c.first(64), l07backoff(64), l07backoffRule+"."+l07movingNote(moving)+l07procsNote(procs))
 }
 
@@ -673,7 +674,7 @@ func l07procsNote(procs int) string {
 	if procs == 1 {
 		return ""
 	}
-	return fmt.Sprintf(" Here on %d Ps, the others idle (**new**: since December 2026 this test runs on more than one P too).", procs)
+	return fmt.Sprintf(" Here on %d Ps, the others idle: sysmon sleeps deeply only when every P is idle (npidle == gomaxprocs), however many Ps there are (**new**: since December 2026 this test runs on 2 and on 5 Ps too).", procs)
 }
 
 // l07movingNote is what a failure with a moving clock adds.
