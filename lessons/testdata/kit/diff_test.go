@@ -253,6 +253,7 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	for _, id := range st.Global {
 		w.sched.runq.pushBack(w.g(id))
 	}
+	kitLivedFree(w.sched)
 	w.ps = slices.Clone(w.sched.allp)
 	return w
 }

@@ -28,6 +28,7 @@ func kitSched(procs int, cfg Config) *schedt {
 	sched.lock.Unlock()
 	kitUsedRand(sched)
 	kitRanBefore(sched)
+	kitLivedFree(sched)
 	return sched
 }
 
@@ -92,6 +93,39 @@ func kitRanBefore(sched *schedt) {
 		mp.park.init()
 		pp.oldm = mp
 	}
+}
+
+// kitLivedFree caches dead Gs on the free lists, as a scheduler that has
+// run Gs to their end has: 0 to 40 on each P (gfput keeps fewer than 64)
+// and 0 to 150 on the global list, numbered far apart (kitSpreadGoid), all
+// from cfg.seed. A constructed world's free lists were empty: a
+// thirty-first red team's procresize ignored a P's old M, put a destroyed
+// P's Gs at the global queue's tail and reset the survivors' random
+// sources, each only when the free lists held 8 Gs or more.
+func kitLivedFree(sched *schedt) {
+	seed := sched.cfg.seed
+	for _, pp := range sched.allp {
+		for k := range kitMix(seed, 300+uint64(pp.id)) % 41 {
+			pp.gFree.push(kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<32+uint64(pp.id)<<12+k))))
+			pp.gFree.n++
+		}
+	}
+	sched.gFree.lock.Lock()
+	defer sched.gFree.lock.Unlock()
+	for k := range kitMix(seed, 299) % 151 {
+		sched.gFree.list.push(kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<33+k))))
+		sched.gFree.n.Add(1)
+	}
+}
+
+// kitDeadG makes a dead G, as malg and gfput leave one: in allgs, on no
+// queue.
+func kitDeadG(sched *schedt, id int64) *g {
+	gp := malg(sched)
+	gp.goid = id
+	gp.atomicstatus.Store(_Gdead)
+	sched.allgadd(gp)
+	return gp
 }
 
 // kitG makes a runnable G with the given ID and no coroutine: enough for the
