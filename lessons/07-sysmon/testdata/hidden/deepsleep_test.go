@@ -711,7 +711,7 @@ func TestL07SysmonDeepSleepRecheck(t *testing.T) {
 	if pp == nil {
 		t.Fatalf("test setup: no idle P")
 	}
-	mp := &m{sched: s, id: 900}
+	mp := &m{sched: s, id: s.mReserveID()} // sched.lock is held
 	mp.park.init()
 	acquirep(mp, pp)
 	gp := kitG(s, 900)
@@ -787,6 +787,7 @@ func l07wakerBefore(t *testing.T, k int) bool {
 		sysmonID atomic.Uint64
 		ops      atomic.Int64
 		sched    atomic.Pointer[schedt]
+		leaver   atomic.Pointer[m] // theM's M
 		syscallP atomic.Pointer[p]
 		probs    l07problems
 		mDone    = make(chan struct{})
@@ -804,8 +805,7 @@ func l07wakerBefore(t *testing.T, k int) bool {
 			}
 		}()
 		s := sched.Load()
-		mp := &m{sched: s, id: 900}
-		mp.park.init()
+		mp := leaver.Load()
 		gp := kitG(s, 900)
 		gp.atomicstatus.Store(_Gsyscall)
 		gp.m = mp
@@ -853,6 +853,7 @@ func l07wakerBefore(t *testing.T, k int) bool {
 	})
 	rt := New(Config{Procs: 1, ForcePreempt: time.Hour, Usleep: c.usleep, Nanotime: c.now.Load})
 	sched.Store(rt.sched)
+	leaver.Store(kitNewM(rt.sched)) // before sysmon's first sleep ends: sched.lock is free
 	close(ready)
 	s := rt.sched
 	defer l07close(t, rt)

@@ -198,8 +198,7 @@ func l07dBuild(st l07dState, pools *[2]map[int64]*g, i int) *l07dWorld {
 		} else if st.kit.Ps[i].Syscall {
 			// The M in the system call: it took the P in kitBuild, then
 			// entersyscall let go of it.
-			mp = &m{sched: sched, id: 200 + int64(i)}
-			mp.park.init()
+			mp = kitNewM(sched)
 			gp = w.g(1000000 + int64(i))
 			gp.atomicstatus.Store(_Gsyscall)
 			gp.m = mp
@@ -221,7 +220,7 @@ func l07dBuild(st l07dState, pools *[2]map[int64]*g, i int) *l07dWorld {
 	for range len(w.ps) {
 		w.ms = append(w.ms, l07idleMs(sched)...)
 	}
-	w.sysmonM = &m{sched: sched, id: 999}
+	w.sysmonM = kitNewM(sched)
 	w.wakeAfter = st.WakeAfter
 	return w
 }

@@ -74,10 +74,9 @@ func l07NewDeepSleepWorld(im l07Impl) kitStart {
 		}
 	}
 	sched.timer0When.Store(l07t0 + 1)
-	w.sysmonM = &m{sched: sched, id: 1000}
+	w.sysmonM = kitNewM(sched)
 	sched.mWG.Add(1)
-	w.mp = &m{sched: sched, id: 900}
-	w.mp.park.init()
+	w.mp = kitNewM(sched)
 	w.gp = kitG(sched, 900)
 	w.gp.atomicstatus.Store(_Gsyscall)
 	w.gp.m = w.mp
@@ -85,7 +84,7 @@ func l07NewDeepSleepWorld(im l07Impl) kitStart {
 	return kitStart{
 		threads: []kitThread{
 			{"sysmon", func() { im.sysmon(w.sysmonM) }},
-			{"M 900 (leaving its syscall, then entering another)", w.waker},
+			{"the M leaving its syscall (then entering another)", w.waker},
 		},
 		check: w.lostWakeup,
 		final: w.final,
@@ -116,8 +115,8 @@ func (w *l07DeepSleepWorld) lostWakeup() string {
 	}
 	for _, pp := range sched.allp {
 		if (*atomic.Uint32)(&pp.status).Load() == _Psyscall {
-			return fmt.Sprintf("sched.sysmonwait is set and nobody woke sysmon, while P %d is in a syscall (M 900's G entered it): sysmon sleeps deeply, for up to 60s, with nothing watching that P. "+
-				"Every P was idle when sysmon first looked; M 900 took one under sched.lock while sysmon was on its way to the deep sleep, and found sysmonwait still false, so it woke nobody. "+
+			return fmt.Sprintf("sched.sysmonwait is set and nobody woke sysmon, while P %d is in a syscall (the leaving M's G entered it): sysmon sleeps deeply, for up to 60s, with nothing watching that P. "+
+				"Every P was idle when sysmon first looked; the M leaving its syscall took one under sched.lock while sysmon was on its way to the deep sleep, and found sysmonwait still false, so it woke nobody. "+
 				"sysmon must look at the Ps again with sched.lock held, and set sysmonwait before it releases the lock: then a P taken before shows at that second look (npidle < gomaxprocs), and one taken after finds sysmonwait set", pp.id)
 		}
 	}
@@ -133,7 +132,7 @@ func (w *l07DeepSleepWorld) final() (key, problem string) {
 	for _, pp := range sched.allp {
 		ps = append(ps, fmt.Sprintf("P%d %s", pp.id, pStatusString((*atomic.Uint32)(&pp.status).Load())))
 	}
-	key = fmt.Sprintf("deep sleeps %d, sysmonwait %v, a wake-up pending on sysmonnote: %v, M 900 got a P: %v; %s",
+	key = fmt.Sprintf("deep sleeps %d, sysmonwait %v, a wake-up pending on sysmonnote: %v, the leaving M got a P: %v; %s",
 		w.sleeps, (*atomic.Bool)(&sched.sysmonwait).Load(), len(sched.sysmonnote.c) != 0, w.got, strings.Join(ps, ", "))
 	return key, ""
 }
@@ -174,13 +173,13 @@ func l07NewRetakeWorld(im l07Impl) kitStart {
 	pp := l07idlePToSyscall(sched) // kitSched(2) leaves both Ps idle
 	runqputtail(pp, kitG(sched, 7))
 	w := &l07RetakeWorld{sched: sched, pp: pp, ms: l07idleMs(sched)}
-	w.mp = l07syscallM(sched, pp, 2000)
+	w.mp = l07syscallM(sched, pp)
 	im.retake(sched, l07t0)       // the first sighting
 	sched.trace = w.events.record // from here on: a retake the M wins back emits nothing
 	return kitStart{
 		threads: []kitThread{
 			{"sysmon (retake)", func() { w.n = im.retake(sched, l07t0+l07tick) }},
-			{"M 2000 (leaving its syscall)", func() { l07leaveSyscall(w.mp, pp) }},
+			{"the M leaving its syscall", func() { l07leaveSyscall(w.mp, pp) }},
 		},
 		final: w.final,
 	}
@@ -196,9 +195,9 @@ func (w *l07RetakeWorld) final() (key, problem string) {
 		ps = append(ps, fmt.Sprintf("P%d %s, syscalltick %d, handed to %s", pp.id, pStatusString((*atomic.Uint32)(&pp.status).Load()),
 			(*atomic.Uint32)(&pp.syscalltick).Load(), l07mName(w.ms.handed(pp))))
 	}
-	key = fmt.Sprintf("retake returned %d, M 2000 holds P%d; %s; nmidlelocked %d; %s", w.n, pidOf(w.mp.p), strings.Join(ps, "; "), idlelocked, w.events)
+	key = fmt.Sprintf("retake returned %d, the syscall M holds P%d; %s; nmidlelocked %d; %s", w.n, pidOf(w.mp.p), strings.Join(ps, "; "), idlelocked, w.events)
 	if w.mp.p == w.pp && w.n != 0 {
-		problem = fmt.Sprintf("M 2000 won P %d back (its CAS _Psyscall → _Pidle) and retake also took it (%s): two owners. Take the P only by CAS of its status from the _Psyscall you saw to _Pidle, and only if the CAS succeeds", w.pp.id, key)
+		problem = fmt.Sprintf("the M leaving its syscall won P %d back (its CAS _Psyscall → _Pidle) and retake also took it (%s): two owners. Take the P only by CAS of its status from the _Psyscall you saw to _Pidle, and only if the CAS succeeds", w.pp.id, key)
 	}
 	return key, problem
 }
@@ -220,7 +219,7 @@ func l07NewHandoffWorld(im l07Impl) kitStart {
 	pp := l07idlePToSyscall(sched) // kitSched(2) leaves both Ps idle
 	runqputtail(pp, kitG(sched, 7))
 	w := &l07HandoffWorld{sched: sched, pp: pp, ms: l07idleMs(sched), seen: "not yet handed P0"}
-	l07syscallM(sched, pp, 2000)
+	l07syscallM(sched, pp)
 	im.retake(sched, l07t0) // the first sighting
 	return kitStart{
 		threads: []kitThread{
@@ -264,12 +263,11 @@ func l07NewTakeAndEnterWorld(im l07Impl) kitStart {
 	for _, pp := range sched.allp {
 		pp.syscalltick.Store(1) // each P made a syscall before: a new one is a first sighting
 	}
-	w := &l07TakeAndEnterWorld{sched: sched, mp: &m{sched: sched, id: 3000}}
-	w.mp.park.init()
+	w := &l07TakeAndEnterWorld{sched: sched, mp: kitNewM(sched)}
 	return kitStart{
 		threads: []kitThread{
 			{"sysmon (retake)", func() { w.n = im.retake(sched, l07t0) }},
-			{"M 3000 (takes an idle P, runs a G, which enters a syscall)", w.takeAndEnter},
+			{"the other M (takes an idle P, runs a G, which enters a syscall)", w.takeAndEnter},
 		},
 		final: w.final,
 	}
@@ -315,10 +313,10 @@ var l07ExploreScenarios = []struct {
 	bound int
 	start func(im l07Impl) kitStart
 }{
-	{"every P idle, sysmon sets out for its deep sleep while M 900, leaving a syscall, takes an idle P and its G enters a syscall at once", 2, l07NewDeepSleepWorld},
-	{"retake's second sighting of P0's syscall (a G queued on P0, P1 idle) while M 2000 leaves the syscall, and takes P1 under sched.lock if it lost P0", 1, l07NewRetakeWorld},
+	{"every P idle, sysmon sets out for its deep sleep while an M leaving a syscall takes an idle P and its G enters a syscall at once", 2, l07NewDeepSleepWorld},
+	{"retake's second sighting of P0's syscall (a G queued on P0, P1 idle) while its M leaves the syscall, and takes P1 under sched.lock if it lost P0", 1, l07NewRetakeWorld},
 	{"retake hands P0 (a G queued on it) off to an idle M, which looks once whether it has it and reads its syscalltick", 1, l07NewHandoffWorld},
-	{"retake looks at the Ps while M 3000 takes an idle one, runs a G on it and the G enters a syscall at once", 1, l07NewTakeAndEnterWorld},
+	{"retake looks at the Ps while another M takes an idle one, runs a G on it and the G enters a syscall at once", 1, l07NewTakeAndEnterWorld},
 }
 
 // TestL07Explore runs each scenario's threads in every order with at most

@@ -48,8 +48,8 @@ func l07enterSyscall(mp *m, pp *p) {
 
 // l07syscallM makes an M that is in a syscall on pp (as entersyscall
 // leaves it: pp.m nil, mp.oldp pp).
-func l07syscallM(sched *schedt, pp *p, id int64) *m {
-	mp := &m{sched: sched, id: id}
+func l07syscallM(sched *schedt, pp *p) *m {
+	mp := kitNewM(sched)
 	mp.oldp = pp
 	mp.syscalltick = pp.syscalltick.Load()
 	return mp
@@ -62,7 +62,7 @@ var l07Scenarios = []l07Scenario{
 		run: func(t *testing.T, seed uint64, depth int) (string, error) {
 			sched := kitSched(1, Config{NoSysmon: true, ForcePreempt: time.Hour})
 			pp := l07syscallP(t, sched)
-			mp := l07syscallM(sched, pp, 2000)
+			mp := l07syscallM(sched, pp)
 			ms := l07idleMs(sched)
 			if n := retake(sched, l07t0); n != 0 {
 				return fmt.Sprintf("the first sighting of the syscall returned %d, want 0", n), nil
@@ -174,7 +174,7 @@ var l07Scenarios = []l07Scenario{
 		run: func(t *testing.T, seed uint64, depth int) (string, error) {
 			sched := kitSched(2, Config{NoSysmon: true, ForcePreempt: time.Hour})
 			pp := l07syscallP(t, sched)
-			mp := l07syscallM(sched, pp, 2000)
+			mp := l07syscallM(sched, pp)
 			if n := retake(sched, l07t0); n != 0 {
 				return fmt.Sprintf("the first sighting of the syscall returned %d, want 0", n), nil
 			}
@@ -356,7 +356,7 @@ func l07leaveDuringTake(t *testing.T) string {
 	try := func(k int) (ops int, problem string) {
 		sched := kitSched(1, Config{NoSysmon: true, ForcePreempt: time.Hour})
 		pp := l07syscallP(t, sched)
-		mp := l07syscallM(sched, pp, 2000)
+		mp := l07syscallM(sched, pp)
 		ms := l07idleMs(sched)
 		if n := retake(sched, l07t0); n != 0 {
 			return 0, fmt.Sprintf("the first sighting of the syscall returned %d, want 0", n)

@@ -301,7 +301,7 @@ func l07runningP(t *testing.T, sched *schedt) (*p, *m, *g) {
 	}
 	gp := kitG(sched, 1000)
 	gp.atomicstatus.Store(_Grunning)
-	mp := &m{sched: sched, id: 1000}
+	mp := kitNewM(sched)
 	mp.curg.Store(gp)
 	gp.m = mp
 	mp.p = pp
@@ -510,6 +510,31 @@ func (c *l07clock) awaitSleep(t *testing.T, n int, what string) {
 	}
 }
 
+// l07awaitRounds is c.awaitSleep(t, n, what) for a test with a G running
+// from start to end, where sysmon must never sleep deeply: one that does
+// (sched.sysmonwait set, and no sleep asked for in 100ms) fails at once,
+// saying so, not after awaitSleep's 10s.
+func l07awaitRounds(t *testing.T, c *l07clock, sched *schedt, n int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	last, since := c.countNow(), time.Now()
+	for time.Now().Before(deadline) {
+		select {
+		case <-c.reached[n]:
+			return
+		case <-time.After(time.Millisecond):
+		}
+		if k := c.countNow(); k != last {
+			last, since = k, time.Now()
+			continue
+		}
+		if sched.sysmonwait.Load() && time.Since(since) > 100*time.Millisecond {
+			t.Fatalf("sysmon went into its deep sleep (sched.sysmonwait) after %s, while a G was running: %s It sleeps deeply only when every P is idle (npidle == gomaxprocs) or the world is stopped%s", kitCount(int(last), "sleep"), what, kitHint(l07))
+		}
+	}
+	c.awaitSleep(t, n, what)
+}
+
 // awaitCount waits until sysmon has asked for at least n sleeps.
 func (c *l07clock) awaitCount(t *testing.T, n int, what string) {
 	t.Helper()
@@ -664,8 +689,8 @@ func l07sysmonBackoff(t *testing.T, procs int, moving bool) {
 	c := l07newClock(65, 1, 64)
 	c.moving = moving
 	var stop atomic.Bool
-	l07hogRunOn(t, c, procs, time.Hour, &stop, nil)
-	c.awaitSleep(t, 64, "a G is running on one P, so sysmon must keep sleeping and looking."+l07procsNote(procs))
+	rt, _ := l07hogRunOn(t, c, procs, time.Hour, &stop, nil)
+	l07awaitRounds(t, c, rt.sched, 64, "a G is running on one P, so sysmon must keep sleeping and looking."+l07procsNote(procs))
 	l07checkSleeps(t, c.first(64), l07backoff(64), l07backoffRule+"."+l07movingNote(moving)+l07procsNote(procs))
 }
 
