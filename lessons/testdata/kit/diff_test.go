@@ -227,6 +227,11 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 			}
 		}}
 	w.sched = newSchedt(cfg) // as NewLab makes its scheduler
+	if kitMix(st.Seed, 401)%2 == 0 {
+		// GOMAXPROCS went up and back since New (kitResized).
+		kitGOMAXPROCS(w.sched, int32(len(st.Ps)+kitResized(st.Seed, len(st.Ps))))
+		kitGOMAXPROCS(w.sched, int32(len(st.Ps)))
+	}
 	defer func() { w.tracing = true }()
 	for i, ps := range st.Ps {
 		pp := w.sched.allp[i]

@@ -16,16 +16,22 @@ import (
 // kitSched builds a scheduler with procs idle Ps and no M running: a
 // constructed state for tests that drive the data structures by hand.
 func kitSched(procs int, cfg Config) *schedt {
-	cfg.Procs = procs
+	// Made with more Ps, then GOMAXPROCS(procs): as a program that
+	// changed GOMAXPROCS since New, allp has room past its length (dead
+	// Ps) and cfg.procs is not gomaxprocs (kitResized).
+	cfg.Procs = procs + kitResized(cfg.Seed, procs)
 	sched := &schedt{done: make(chan struct{})}
 	sched.cfg = cfg.normalize()
+	sched.trace = cfg.Trace
+	sched.runq.sched = sched // as newSchedt sets it
 	sched.stopnote.init()
 	sched.sysmonnote.init()
 	sched.pollnote.init()
 	sched.lastpoll.Store(kitClockAt(kitMix(sched.cfg.seed, 1)))
 	sched.lock.Lock()
-	procresize(sched, int32(procs))
+	procresize(sched, sched.cfg.procs)
 	sched.lock.Unlock()
+	kitGOMAXPROCS(sched, int32(procs))
 	kitUsedRand(sched)
 	kitRanBefore(sched)
 	kitLivedFree(sched)
@@ -93,6 +99,31 @@ func kitRanBefore(sched *schedt) {
 		mp.park.init()
 		pp.oldm = mp
 	}
+}
+
+// kitResized is how many more Ps than procs a constructed world was made
+// with before GOMAXPROCS(procs): 1 to 4, from the seed. A world fresh from
+// New never had more Ps than it has (cap(allp) == len(allp), cfg.procs ==
+// gomaxprocs): a thirty-second red team's files took their mistakes in
+// lessons 03, 04, 05, 07 and 08 only after a shrink, which no test world
+// had had. The differentials' worlds (kitBuild) are shrunk for half of
+// the states and fresh for the others.
+func kitResized(seed uint64, procs int) int {
+	return 1 + int(kitMix(seed, 400+uint64(procs))%4)
+}
+
+// kitGOMAXPROCS changes the number of Ps of a world where every P is idle
+// and nothing runs, as GOMAXPROCS does: the world stopped (every P taken
+// off the idle list, _Pgcstop), procresize, the world started.
+func kitGOMAXPROCS(sched *schedt, procs int32) {
+	for _, pp := range sched.allp {
+		kitTakeP(sched, pp.id).status.Store(_Pgcstop)
+	}
+	sched.lock.Lock()
+	sched.gcwaiting.Store(true)
+	procresize(sched, procs)
+	sched.gcwaiting.Store(false)
+	sched.lock.Unlock()
 }
 
 // kitLivedFree caches dead Gs on the free lists, as a scheduler that has
