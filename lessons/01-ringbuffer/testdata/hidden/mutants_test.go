@@ -300,6 +300,11 @@ func TestL01Randomized(t *testing.T) {
 	// thirtieth red team's shuffled only on P 0, where a one-P test put).
 	const trials = 2500
 	sched := kitSched(3, Config{RandomizeScheduler: true, Seed: 7})
+	// P 1 and P 2 are owned by Ms running Gs, as a P that puts is in a
+	// running scheduler; P 0 is idle (a thirty-second red team's shuffle
+	// ran only on Ps whose M ran no G).
+	kitRunningP(sched, 1)
+	kitRunningP(sched, 2)
 	gs := kitGs(sched, 1, 257)
 	for _, pp := range sched.allp {
 		for i, gp := range gs[:256] {
@@ -369,7 +374,7 @@ func TestL01Randomized(t *testing.T) {
 	case inOrder == trials:
 		t.Fatalf(where+"the batch moved to the global queue was always in order: shuffle it first, as the runtime does under the race detector (Fisher-Yates: for i from 1 to n, swap batch[i] with batch[pp.rand.n(i+1)])"+kitHint(l01), trials)
 	case slices.Contains(inOrderOn[:], trials/3) || slices.Contains(inOrderOn[:], trials/3+1):
-		t.Fatalf(where+"taking turns on P 0, P 1 and P 2, the batch was always in order on one of them (in order on each: %v): shuffle on every P, as the runtime does under the race detector (**new**: since December 2026 the puts take turns on three Ps)"+kitHint(l01), trials, inOrderOn)
+		t.Fatalf(where+"taking turns on P 0 (idle), P 1 and P 2 (each owned by an M running a G), the batch was always in order on one of them (in order on each: %v): shuffle on every P, whoever owns it, as the runtime does under the race detector (**new**: since December 2026 the puts take turns on three Ps)"+kitHint(l01), trials, inOrderOn)
 	case newLast == trials:
 		t.Fatalf(where+"the new G was always the last of the batch: shuffle all 129 Gs, the new one included"+kitHint(l01), trials)
 	case fixed == 0:
@@ -388,6 +393,8 @@ func TestL01Randomized(t *testing.T) {
 	{
 		const trials = 15000
 		sched := kitSched(3, Config{RandomizeScheduler: true, Seed: 9})
+		kitRunningP(sched, 1) // as above: P 1 and P 2 owned by Ms running Gs
+		kitRunningP(sched, 2)
 		batch := kitGs(sched, 1, 3)
 		counts := map[string]int{}
 		var inOrderOn [3]int
@@ -410,7 +417,7 @@ func TestL01Randomized(t *testing.T) {
 			}
 		}
 		if slices.Contains(inOrderOn[:], trials/3) {
-			t.Fatalf("with RandomizeScheduler, %d runqputbatch of G 1, G 2, G 3, taking turns on P 0, P 1 and P 2, always left them in order on one of the Ps (in order on each: %v): shuffle on every P (**new**: since December 2026 the batches take turns on three Ps)"+kitHint(l01), trials, inOrderOn)
+			t.Fatalf("with RandomizeScheduler, %d runqputbatch of G 1, G 2, G 3, taking turns on P 0 (idle), P 1 and P 2 (owned by Ms running Gs), always left them in order on one of the Ps (in order on each: %v): shuffle on every P, whoever owns it (**new**: since December 2026 the batches take turns on three Ps)"+kitHint(l01), trials, inOrderOn)
 		}
 		const expect = trials / 6.0
 		chi2 := 0.0

@@ -147,9 +147,15 @@ func TestL02GetOrder(t *testing.T) {
 }
 
 func TestL02NoSysmon(t *testing.T) {
-	for _, randomize := range []bool{false, true} {
+	for i, randomize := range []bool{false, true, false, true} {
 		sched := kitSched(1, Config{NoSysmon: true, RandomizeScheduler: randomize})
 		pp := sched.allp[0]
+		if i >= 2 {
+			// The P's owner, as runqput's caller always is in a running
+			// scheduler: an M running a G (a thirty-second red team's
+			// runqput ignored NoSysmon on a P with an M).
+			pp = kitRunningP(sched, 0)
+		}
 		gs := kitGs(sched, 1, 40)
 		for i, gp := range gs {
 			runqput(pp, gp, i%4 != 3)
@@ -170,9 +176,21 @@ func TestL02NoSysmon(t *testing.T) {
 }
 
 func TestL02Randomize(t *testing.T) {
+	l02randomize(t, false)
+	// Again on a P owned by an M running a G, as runqput's caller always
+	// is in a running scheduler (a thirty-second red team's runqput flipped
+	// the coin only on a P with no M: **new** in December 2026).
+	l02randomize(t, true)
+}
+
+func l02randomize(t *testing.T, owned bool) {
+	t.Helper()
 	const n = 1000
 	sched := kitSched(1, Config{RandomizeScheduler: true, Seed: 4242})
 	pp := sched.allp[0]
+	if owned {
+		pp = kitRunningP(sched, 0)
+	}
 	inRunnext := 0
 	for i := 0; i < n; i++ {
 		gp := kitG(sched, int64(i+1))
@@ -192,7 +210,7 @@ func TestL02Randomize(t *testing.T) {
 	// A fair coin lands between 350 and 650 times in 1000 throws except
 	// with probability about 1e-21.
 	if inRunnext < 350 || inRunnext > 650 {
-		t.Fatalf("RandomizeScheduler: %d of %d runqput(next=true) used runnext, want about half: with RandomizeScheduler, skip runnext when pp.rand.n(2) == 0 (and only then)"+kitHint(l02), inRunnext, n)
+		t.Fatalf("RandomizeScheduler: %d of %d runqput(next=true) used runnext%s, want about half: with RandomizeScheduler, skip runnext when pp.rand.n(2) == 0 (and only then), whoever owns the P"+kitHint(l02), inRunnext, n, l02owner(owned))
 	}
 
 	// next=false never uses runnext, randomized or not.
@@ -737,4 +755,12 @@ func l02stirredBackoff(t *testing.T, randomize bool) {
 		victim.runnext.Store(nil)
 		return ""
 	})
+}
+
+// l02owner says, for a message, who owned the P.
+func l02owner(owned bool) string {
+	if owned {
+		return " on a P whose M runs a G"
+	}
+	return " on an idle P"
 }
