@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // kitSched builds a scheduler with procs idle Ps and no M running: a
@@ -135,27 +136,39 @@ func kitGOMAXPROCS(sched *schedt, procs int32) {
 // sources, each only when the free lists held 8 Gs or more.
 func kitLivedFree(sched *schedt) {
 	seed := sched.cfg.seed
+	var dead []*g
 	for _, pp := range sched.allp {
 		for k := range kitMix(seed, 300+uint64(pp.id)) % 41 {
-			pp.gFree.push(kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<32+uint64(pp.id)<<12+k))))
+			gp := kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<32+uint64(pp.id)<<12+k)))
+			pp.gFree.push(gp)
 			pp.gFree.n++
+			dead = append(dead, gp)
 		}
 	}
 	sched.gFree.lock.Lock()
-	defer sched.gFree.lock.Unlock()
-	for k := range kitMix(seed, 299) % 151 {
-		sched.gFree.list.push(kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<33+k))))
-		sched.gFree.n.Add(1)
+	n := kitMix(seed, 299) % 151
+	for k := range n {
+		gp := kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<33+k)))
+		sched.gFree.list.push(gp)
+		dead = append(dead, gp)
 	}
+	sched.gFree.n.Add(int32(n))
+	sched.gFree.lock.Unlock()
+	sched.allglock.Lock()
+	sched.allgs = append(sched.allgs, dead...) // as allgadd, once for all
+	sched.allglock.Unlock()
 }
 
-// kitDeadG makes a dead G, as malg and gfput leave one: in allgs, on no
-// queue.
+// kitDeadG makes a dead G, as malg and gfput leave one, not yet in allgs.
+// Its status is written plainly, before anyone else can see the G: an
+// atomic store would be a scheduling point (the noise's, a stirrer's) and,
+// under the race detector, a synchronisation object kept until the G is
+// freed, hundreds of them for each world (see kitPlainStore), which made
+// the lessons' suites a third slower.
 func kitDeadG(sched *schedt, id int64) *g {
 	gp := malg(sched)
 	gp.goid = id
-	gp.atomicstatus.Store(_Gdead)
-	sched.allgadd(gp)
+	*(*uint32)(unsafe.Pointer(&gp.atomicstatus)) = _Gdead
 	return gp
 }
 
