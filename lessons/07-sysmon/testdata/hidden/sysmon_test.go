@@ -665,6 +665,11 @@ func l07hogRunOn(t *testing.T, c *l07clock, procs int, forcePreempt time.Duratio
 	case <-time.After(10 * time.Second):
 		t.Fatalf("test setup: the first G did not start within 10s")
 	}
+	// The other Ps settle idle before sysmon's rounds go on, so that
+	// every round sees them idle (npidle == procs-1), not only some.
+	if !l07await(10*time.Second, func() bool { return rt.sched.npidle.Load() == int32(procs-1) }) {
+		t.Fatalf("test setup: with one G running on %d Ps, npidle did not settle at %d within 10s (it is %d)", procs, procs-1, rt.sched.npidle.Load())
+	}
 	c.release(1)
 	return rt, &hog
 }
