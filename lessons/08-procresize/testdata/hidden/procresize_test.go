@@ -253,12 +253,6 @@ func l08gid(gp *g) int64 {
 	return gp.goid
 }
 
-// l08deadG makes a dead G, as on a free list.
-func l08deadG(sched *schedt, id int64) *g {
-	gp := kitG(sched, id)
-	gp.atomicstatus.Store(_Gdead)
-	return gp
-}
 
 // l08freeIDs lists the goids on a gList.
 func l08freeIDs(l *gList) []int64 {
@@ -278,14 +272,14 @@ func TestL08ShrinkFreesGs(t *testing.T) {
 	l08stopWorld(t, sched)
 	add := func(pp *p, ids ...int64) {
 		for _, id := range ids {
-			pp.gFree.push(l08deadG(sched, id))
+			pp.gFree.push(kitDeadG(sched, id))
 			pp.gFree.n++
 		}
 	}
 	add(p1, 11, 12)
 	add(p2, 21, 22, 23)
 	add(p3, 31, 32)
-	sched.gFree.list.push(l08deadG(sched, 1))
+	sched.gFree.list.push(kitDeadG(sched, 1))
 	sched.gFree.n.Add(1)
 	// The world came with free Gs of its own (kitLivedFree): they move
 	// as these do.
