@@ -253,7 +253,6 @@ func l08gid(gp *g) int64 {
 	return gp.goid
 }
 
-
 // l08freeIDs lists the goids on a gList.
 func l08freeIDs(l *gList) []int64 {
 	var ids []int64
