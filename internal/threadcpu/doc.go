@@ -3,6 +3,6 @@
 // compare the cost of two sizes of input, and a busy machine's wait for a
 // core must not count as work.
 //
-// On Linux, Of reads the calling thread's own CPU time (RUSAGE_THREAD)
+// On Linux, Of reads the calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID)
 // around f, on a locked thread; elsewhere the wall clock stands for it.
 package threadcpu
