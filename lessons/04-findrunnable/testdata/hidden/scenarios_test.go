@@ -745,6 +745,18 @@ func l04sResize(sched *schedt, n int32, locked func()) {
 	procresize(sched, n)
 }
 
+// l04sResizer writes sched.allp and sched.idlepMask, each with its own
+// value, as soon as TestL04Snapshots's resizer holds sched.lock and has
+// let the M go on: a racy read of the M's is then next to a write, with
+// little between them, and the race report names this function. With
+// all of procresize's work between the two (procresize writes them again
+// after), the race detector lost the pair twice under load, in a CI run
+// and in a go test ./...
+func l04sResizer(sched *schedt) {
+	allp, mask := sched.allp, sched.idlepMask
+	sched.allp, sched.idlepMask = allp[:len(allp):cap(allp)], mask[:len(mask):cap(mask)]
+}
+
 // l04sSnapshotRule is what to do, for the messages of TestL04Snapshots.
 const l04sSnapshotRule = "Copy sched.allp and sched.idlepMask into snapshots before you release the P, and after that read only the snapshots (or the fields again under sched.lock): checkRunqsNoP(sched, allpSnapshot, idlepMaskSnapshot)"
 
@@ -782,14 +794,17 @@ func l04snapshots(t *testing.T) {
 	sizes, held := make(chan int32), make(chan struct{})
 	go func() {
 		for n := range sizes {
-			l04sResize(sched, n, func() { held <- struct{}{} })
+			l04sResize(sched, n, func() {
+				held <- struct{}{}
+				l04sResizer(sched)
+			})
 			pending.Done()
 		}
 	}()
 	defer close(sizes)
 	resizes := 0 // only touched on the M's goroutine, then after it ends
-	setup := "GOMAXPROCS 2, P1 idle, every queue empty: this M spins on P0, steals nothing and gives up. Each time it let go of sched.lock after releasing P0, another thread took the lock and grew GOMAXPROCS past a multiple of 32 (procresize writes sched.allp and sched.idlepMask)"
-	t.Logf("%s. A data race reported between findRunnable and procresize means findRunnable read sched.allp or sched.idlepMask without sched.lock after releasing its P. %s", setup, l04sSnapshotRule)
+	setup := "GOMAXPROCS 2, P1 idle, every queue empty: this M spins on P0, steals nothing and gives up. Each time it let go of sched.lock after releasing P0, another thread took the lock, wrote sched.allp and sched.idlepMask (l04sResizer) and grew GOMAXPROCS past a multiple of 32 (procresize writes them again)"
+	t.Logf("%s. A data race reported between findRunnable and l04sResizer or procresize means findRunnable read sched.allp or sched.idlepMask without sched.lock after releasing its P. %s", setup, l04sSnapshotRule)
 	r := l04sFind(t, mp, l04sOpts{setup: setup, others: &pending, onUnlock: func() {
 		if mp.p != nil || resizes == 4 || sched.closing.Load() {
 			return
