@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -336,9 +338,63 @@ func kitRun(t *testing.T, cfg Config, limit time.Duration, body func(*G)) error 
 		}
 		return nil
 	case <-time.After(limit):
+		if where := kitLoops(); where != "" {
+			t.Fatalf("the scheduler did not finish within %s: %s: stuck in a loop, or deadlocked?", limit, where)
+		}
 		t.Fatalf("the scheduler did not finish within %s: some G never ran again (lost from a run queue?), or an M never woke", limit)
 		return nil
 	}
+}
+
+// kitPlumbing is the files of the wrappers round sync/atomic and of the
+// controlled scheduler's points: code every loop calls, never the loop.
+var kitPlumbing = map[string]bool{"atomics.go": true, "interleave.go": true, "nointerleave.go": true}
+
+// kitLoops says where the scheduler's code was running when a limit ran
+// out, as kata's own hang message does ("runqgethead (runq.go:132) was
+// still running"), or "" if every goroutine of it was blocked: the first
+// frame in the package's own (not test) files of each goroutine running or
+// runnable, read from a dump of them all. Whichever limit runs out first,
+// the kit's or kata's, the learner learns where the loop is. The files of
+// the atomics' scheduling points (kitPlumbing) are passed over: a loop
+// spends its time in them, but it is the caller's.
+func kitLoops() string {
+	_, self, _, _ := runtime.Caller(0)
+	dir := filepath.Dir(self)
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var running []string
+	seen := map[string]bool{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, frames, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "[running") && !strings.Contains(header, "[runnable") {
+			continue
+		}
+		lines := strings.Split(frames, "\n")
+		for i := 0; i+1 < len(lines); i += 2 {
+			file, _, _ := strings.Cut(strings.TrimSpace(lines[i+1]), " +")
+			colon := strings.LastIndex(file, ":")
+			if colon < 0 || filepath.Dir(file[:colon]) != dir || strings.HasSuffix(file[:colon], "_test.go") || kitPlumbing[filepath.Base(file[:colon])] {
+				continue
+			}
+			fn := lines[i][strings.LastIndex(lines[i], "/")+1:]
+			fn = fn[strings.Index(fn, ".")+1 : max(strings.LastIndex(fn, "("), strings.Index(fn, ".")+1)]
+			if at := fmt.Sprintf("%s (%s%s)", fn, filepath.Base(file[:colon]), file[colon:]); !seen[at] {
+				seen[at] = true
+				running = append(running, at)
+			}
+			break
+		}
+	}
+	switch {
+	case len(running) == 0:
+		return ""
+	case len(running) == 1:
+		return running[0] + " was still running"
+	case len(running) == 2:
+		return running[0] + ", " + running[1] + " were still running"
+	}
+	return fmt.Sprintf("%s, %s and %d more were still running", running[0], running[1], len(running)-2)
 }
 
 // kitStall is how long a stress test waits for a run that has stopped
