@@ -45,8 +45,9 @@ type File struct {
 	Src     []byte
 	Mutants []*Mutant
 
-	fset *token.FileSet
-	ast  *ast.File
+	fset  *token.FileSet
+	ast   *ast.File
+	added []addedFunc // the functions variants add (FromVariants), put at the end of the schemata
 }
 
 // Generate parses src and makes every mutant of every function in it that

@@ -35,7 +35,8 @@ var %s = func() int {
 
 // Schemata returns f's source with every mutant in it: each mutated
 // function F becomes a dispatcher that calls F__kataOrig (F as it was) or
-// F__kataM<ID> (F with mutant ID applied), by Selector. Line numbers of the
+// F__kataM<ID> (F with mutant ID applied), by Selector; the functions
+// variants add (FromVariants) follow, at the end. Line numbers of the
 // functions that no mutant changes stay as they were.
 func (f *File) Schemata() ([]byte, error) {
 	byFn := map[*ast.FuncDecl][]*Mutant{}
@@ -72,7 +73,11 @@ func (f *File) Schemata() ([]byte, error) {
 		}
 		edits = append(edits, edit{start, end, b.String()})
 	}
-	return applyEdits(f.Src, edits), nil
+	out := applyEdits(f.Src, edits)
+	for _, a := range f.added {
+		out = fmt.Appendf(out, "\n// added by mutant %d\n%s\n", a.id, a.text)
+	}
+	return out, nil
 }
 
 // dispatcher writes the function that stands in fn's place.
