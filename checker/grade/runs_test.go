@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRunsCatchWhatPassesOnce grades lesson 01 with --runs 3 where the
+// TestRunsCatchWhatPassesOnce grades lesson 03 with --runs 3 where the
 // first run passes and the second fails, like a race that passes once by
 // luck: graded once the lesson gets full marks; with three runs it gets
 // none, every test says in how many runs it failed, and a lesson whose
@@ -24,17 +24,22 @@ import (
 // (nothing written outside the run survives it) both take away.
 func TestRunsCatchWhatPassesOnce(t *testing.T) {
 	if testing.Short() {
-		t.Skip("grades lesson 01 twice; run without -short")
+		t.Skip("grades lesson 03 twice; run without -short")
 	}
-	l := lesson(t, "01-ringbuffer")
+	l := lesson(t, "03-globrunqget")
 	dir := t.TempDir()
 	write := func(name string, src []byte) map[string]string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, src, 0o644))
-		return map[string]string{"runq.go": p}
+		return map[string]string{"globrunq.go": p}
 	}
-	good := write("good.go", ref(t, "runq.go"))
-	bad := write("bad.go", edit(t, ref(t, "runq.go"), "func runqputtail(pp *p, gp *g) {", "func runqputtail(pp *p, gp *g) {\n\tpanic(\"the second run goes wrong\")"))
+	good := write("good.go", ref(t, "globrunq.go"))
+	crash := ref(t, "globrunq.go")
+	for _, fn := range []string{"globrunqput(gp *g)", "globrunqputhead(gp *g)", "globrunqputbatch(batch *gQueue)", "globrunqget() *g", "globrunqgetbatch(n int32) (gp *g, q gQueue)"} {
+		head := "func (sched *schedt) " + fn + " {"
+		crash = edit(t, crash, head, head+"\n\tpanic(\"the second run goes wrong\")")
+	}
+	bad := write("bad.go", crash)
 
 	g, err := New(Options{CacheDir: cacheDir(t), Lessons: []string{l.ID}, Jobs: 1, NoRace: true, Runs: 3})
 	require.NoError(t, err)
@@ -42,7 +47,7 @@ func TestRunsCatchWhatPassesOnce(t *testing.T) {
 	pass, fail := g.ck.Lesson(ctx, l, good), g.ck.Lesson(ctx, l, bad)
 	require.Equal(t, pass.MaxScore, pass.Score, "the reference: %s", pass.Error)
 	for _, tr := range fail.Tests {
-		require.NotEqual(t, checker.StatusPass, tr.Status, "%s passes with runqputtail crashing", tr.Name)
+		require.NotEqual(t, checker.StatusPass, tr.Status, "%s passes with every function of globrunq.go crashing", tr.Name)
 	}
 
 	// The runs in the order given, each a copy (repeat edits what it gets).
