@@ -1229,4 +1229,44 @@ func TestL04StealPasses(t *testing.T) {
 				setup, "["+strings.Join(steals, " ")+"]", c.gid, mp.id, c.n)
 		}
 	}
+
+	// The passes again while other threads are at work.
+	l04stirredStealPasses(t)
+}
+
+// l04stirredStealPasses is TestL04StealPasses's stirred question, asked
+// by an M as the scheduler makes them (kitRealM) on 4 Ps: P1 running with
+// only a G in runnext, P2 running with nothing queued, P3 idle. Each time,
+// the M steals P1's runnext G on its 4th pass, after 4 draws of
+// pp.rand.uint32(), one per pass. Another thread meanwhile puts a G on idle
+// P3's ring and takes it back (stealWork skips the Ps idle in the mask),
+// moves P1's and P2's ticks, and takes P2 into a system call and back
+// (its queues are empty): none of it changes the number of passes.
+func l04stirredStealPasses(t *testing.T) {
+	t.Helper()
+	var sleeps atomic.Int32
+	sched := kitSched(4, Config{Usleep: func(int64) { sleeps.Add(1) }})
+	mp := kitRealM(sched, 0)
+	pp := mp.p
+	p1, p2, p3 := kitRunningP(sched, 1), kitRunningP(sched, 2), sched.allp[3]
+	g500 := kitG(sched, 500)
+	ring := []func(){func() { runqputtail(p3, g500) }, func() { runqgethead(p3) }}
+	syscall := []func(){func() { p2.status.Store(_Psyscall) }, func() { p2.status.Store(_Prunning) }}
+	ticks := kitStirTicks(p1, p2)
+	stir := kitStirCycle(ring[0], ticks[0], syscall[0], ticks[1], ring[1], ticks[0], syscall[1], ticks[1])
+	what := "another thread put G 500 on idle P3's ring and took it back, moved P1's and P2's ticks, and took P2 (nothing queued) into a system call and back, over and over"
+	kitStirred(t, l04, what, 60, stir, func(i int) string {
+		gp := kitG(sched, int64(1000+i))
+		p1.runnext.Store(gp)
+		mp.spinning = false
+		sched.nmspinning.Store(0)
+		s0, slept := pp.rand.state, sleeps.Load()
+		got, _ := findRunnable(mp)
+		draws := l04sDraws(s0, pp.rand.state)
+		if got != gp || draws != 4 || sleeps.Load()-slept != 1 {
+			return fmt.Sprintf("4 Ps, P0's queues and the global queue empty, running P1 with only G %d in runnext, running P2 with nothing queued, P3 idle: findRunnable returned %s after %s (draws of pp.rand.uint32(), one per sched.stealOrder.start) and %s of Config.Usleep, want G %d stolen from P1's runnext on the 4th pass, after its 3µs back-off: stealTries = 4 passes, runnext only on the last (stealRunNextG = i == stealTries-1)",
+				gp.goid, kitID(got), kitCount(draws, "pass", "passes"), kitCount(int(sleeps.Load()-slept), "call"), gp.goid)
+		}
+		return ""
+	})
 }
