@@ -377,8 +377,11 @@ func kitLoops() string {
 			if colon < 0 || filepath.Dir(file[:colon]) != dir || strings.HasSuffix(file[:colon], "_test.go") || kitPlumbing[filepath.Base(file[:colon])] {
 				continue
 			}
-			fn := lines[i][strings.LastIndex(lines[i], "/")+1:]
-			fn = fn[strings.Index(fn, ".")+1 : max(strings.LastIndex(fn, "("), strings.Index(fn, ".")+1)]
+			fn := lines[i][strings.LastIndex(lines[i], "/")+1:] // "solutions.runqgethead(0xc0001, ...)"
+			_, fn, _ = strings.Cut(fn, ".")                     // the package's name off
+			if args := strings.LastIndex(fn, "("); args > 0 {
+				fn = fn[:args]
+			}
 			if at := fmt.Sprintf("%s (%s%s)", fn, filepath.Base(file[:colon]), file[colon:]); !seen[at] {
 				seen[at] = true
 				running = append(running, at)
