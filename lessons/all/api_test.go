@@ -27,9 +27,11 @@ const apiHeader = `# The API of lesson %[1]s: what its file (%[2]s) may use of t
 #
 # %[3]s is what the reference's %[2]s and the corpus's files use: the
 # alternates (right files), and the mutants (wrong ones: a plausible
-# mistake must fail the tests, not the vetter); and every function and
-# method any lesson's reference file declares (the scheduler's operations
-# the course builds: a file may call what another lesson built). Regenerate it with
+# mistake must fail the tests, not the vetter); and the functions and
+# methods the lessons' reference files declare that the reference's %[2]s
+# leads to, by its calls and theirs (the scheduler's operations the
+# course builds: a file may call what its own code reaches, not sysmon
+# from a run queue). Regenerate it with
 #   go test ./lessons/all -run TestAPI -update
 # which keeps %[4]s as it is. %[4]s is hand-edited: names a correct
 # file might reasonably reach for, each with its reason after a "#".
@@ -138,7 +140,7 @@ func generatedAPI(t *testing.T, v *vet.Vetter, l *lessons.Lesson) []string {
 			use("alternate "+alt, file, data)
 		}
 	}
-	all = append(all, courseOperations(t)...)
+	all = append(all, courseOperations(t, l)...)
 	mutants, err := l.ReadMutants()
 	if err != nil {
 		t.Fatal(err)
@@ -156,34 +158,57 @@ func generatedAPI(t *testing.T, v *vet.Vetter, l *lessons.Lesson) []string {
 	return slices.Compact(all)
 }
 
-// courseOperations are the functions and methods every lesson's reference
-// file declares ("runqget", "schedt.globrunqputbatch"): the scheduler's
-// operations the course builds. A lesson file may call any of them,
-// whether or not the reference's own file for the lesson does: a correct
-// findRunnable that puts a batch back with globrunqputbatch was refused
-// for a name lesson 03 teaches. None of them reaches memory past Go's
-// types or the tests' controls (those live in files no lesson owns).
+// courseOperations are the scheduler's operations the course builds
+// (the functions and methods the lessons' reference files declare:
+// "runqget", "schedt.globrunqputbatch") that the reference's file for l
+// reaches: calls, or names as values (mcall(gp, park_m)), followed through
+// every function of the reference, its own and the lessons'. A lesson file
+// may call any of them, whether or not the reference's own file for the
+// lesson does: a correct findRunnable that puts a batch back with
+// globrunqputbatch was refused for a name lesson 03 teaches. It may not
+// call an operation its lesson's code never leads to: runq.go has no
+// business with sysmon, retake, preemptone or procresize, and a file that
+// calls them is probing the run it is graded in (red team 32), not
+// scheduling.
 //
-// The same goes for the run queues' own types (solutions/gqueue.go:
+// Every lesson may also use the run queues' own types (solutions/gqueue.go:
 // gQueue, gList, globalRunq, their fields and methods): a correct
 // procresize that empties a destroyed P with gQueue.pop was refused.
-func courseOperations(t *testing.T) []string {
+//
+// A name matches every function and method of that name (x.push is
+// gQueue.push and gList.push): reach is a little wider than the calls
+// the reference makes, never narrower.
+func courseOperations(t *testing.T, l *lessons.Lesson) []string {
 	t.Helper()
+	lessonFiles := map[string]bool{}
+	for _, other := range lessons.Default.All() {
+		for _, file := range other.Files {
+			lessonFiles[file] = true
+		}
+	}
 	var names []string
-	files := []string{"gqueue.go"}
-	for _, l := range lessons.Default.All() {
-		files = append(files, l.Files...)
+	funcs := map[string]*ast.FuncDecl{} // every function of the reference, by its API name
+	byName := map[string][]string{}     // API names, by the function's own name
+	isOp := map[string]bool{}           // the lessons' operations
+	var roots []string                  // l's file's functions
+	files, err := fs.Glob(gmpkata.Sources, "solutions/*.go")
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, file := range files {
-		data, err := fs.ReadFile(gmpkata.Sources, "solutions/"+file)
+		base := path.Base(file)
+		if strings.HasSuffix(base, "_test.go") {
+			continue
+		}
+		data, err := fs.ReadFile(gmpkata.Sources, file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), file, data, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(token.NewFileSet(), base, data, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if file == "gqueue.go" {
+		if base == "gqueue.go" {
 			names = append(names, typesAndFields(f)...)
 		}
 		for _, d := range f.Decls {
@@ -191,20 +216,63 @@ func courseOperations(t *testing.T) []string {
 			if !ok {
 				continue
 			}
-			name := fn.Name.Name
-			if fn.Recv != nil && len(fn.Recv.List) == 1 {
-				rt := fn.Recv.List[0].Type
-				if st, ok := rt.(*ast.StarExpr); ok {
-					rt = st.X
-				}
-				if id, ok := rt.(*ast.Ident); ok {
-					name = id.Name + "." + name
+			name := apiFuncName(fn)
+			funcs[name] = fn
+			byName[fn.Name.Name] = append(byName[fn.Name.Name], name)
+			if lessonFiles[base] || base == "gqueue.go" {
+				isOp[name] = true
+			}
+			if slices.Contains(l.Files, base) {
+				roots = append(roots, name)
+			}
+			if base == "gqueue.go" && fn.Recv != nil {
+				names = append(names, name)
+			}
+		}
+	}
+	reached := map[string]bool{}
+	var visit func(name string)
+	visit = func(name string) {
+		if reached[name] {
+			return
+		}
+		reached[name] = true
+		ast.Inspect(funcs[name], func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				for _, callee := range byName[id.Name] {
+					visit(callee)
 				}
 			}
+			return true
+		})
+	}
+	for _, name := range roots {
+		visit(name)
+	}
+	for name := range reached {
+		if isOp[name] {
 			names = append(names, name)
 		}
 	}
 	return names
+}
+
+// apiFuncName is fn's name as an API names it: runqget, gQueue.push.
+func apiFuncName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) != 1 {
+		return fn.Name.Name
+	}
+	rt := fn.Recv.List[0].Type
+	if st, ok := rt.(*ast.StarExpr); ok {
+		rt = st.X
+	}
+	if ix, ok := rt.(*ast.IndexExpr); ok { // a generic type's method
+		rt = ix.X
+	}
+	if id, ok := rt.(*ast.Ident); ok {
+		return id.Name + "." + fn.Name.Name
+	}
+	return fn.Name.Name
 }
 
 // typesAndFields are the types f declares and their fields ("gQueue",
