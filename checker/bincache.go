@@ -32,9 +32,10 @@ import (
 // anything else of the learner's: a learner can fool their own checks,
 // which grade nobody; kata grade builds every submission afresh.
 
-// binCacheKeep is how many binaries the cache keeps, the newest: one per
-// lesson and a few spare, ~20 MB each.
-const binCacheKeep = 12
+// binCacheKeep is how many binaries the cache keeps, the newest: two per
+// lesson (with the race detector and, for its serial tests, without) and
+// a few spare, 4 to 6 MB each.
+const binCacheKeep = 20
 
 // binCacheDir is where r's binaries are kept: beside the grading module.
 func (r *run) binCacheDir() string {
@@ -79,15 +80,15 @@ func (r *run) binKey(flags []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// fromBinCache copies the binary kept under key to r.bin, and says whether
+// fromBinCache copies the binary kept under key to bin, and says whether
 // there was one.
-func (r *run) fromBinCache(key string) bool {
+func (r *run) fromBinCache(key, bin string) bool {
 	if key == "" {
 		return false
 	}
 	kept := filepath.Join(r.binCacheDir(), key)
-	if err := copyFile(kept, r.bin); err != nil || os.Chmod(r.bin, 0o755) != nil {
-		os.Remove(r.bin)
+	if err := copyFile(kept, bin); err != nil || os.Chmod(bin, 0o755) != nil {
+		os.Remove(bin)
 		return false
 	}
 	now := time.Now()
@@ -95,9 +96,9 @@ func (r *run) fromBinCache(key string) bool {
 	return true
 }
 
-// toBinCache keeps a copy of r.bin under key, and lets the oldest go.
+// toBinCache keeps a copy of bin under key, and lets the oldest go.
 // Failing to keep one only costs the next check a link.
-func (r *run) toBinCache(key string) {
+func (r *run) toBinCache(key, bin string) {
 	if key == "" {
 		return
 	}
@@ -110,7 +111,7 @@ func (r *run) toBinCache(key string) {
 		return
 	}
 	tmp.Close()
-	if err := copyFile(r.bin, tmp.Name()); err != nil || os.Chmod(tmp.Name(), 0o755) != nil {
+	if err := copyFile(bin, tmp.Name()); err != nil || os.Chmod(tmp.Name(), 0o755) != nil {
 		os.Remove(tmp.Name())
 		return
 	}

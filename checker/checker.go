@@ -27,10 +27,18 @@ const (
 
 // Options configure a Checker.
 type Options struct {
-	Registry  *lessons.Registry // nil: lessons.Default
-	CacheDir  string            // "": DefaultCacheDir()
-	NoRace    bool              // grade without the race detector (faster, misses data races)
-	MaxOutput int               // bytes the tests may print; 0: 8 MiB
+	Registry *lessons.Registry // nil: lessons.Default
+	CacheDir string            // "": DefaultCacheDir()
+	NoRace   bool              // grade without the race detector (faster, misses data races)
+	// SerialWithoutRace runs a lesson's serial tests (lessons.Test.Serial:
+	// the code under test one thread at a time, where the race detector
+	// can find no race) in a second build without the race detector, ten
+	// times faster, and the others under it. kata check sets it; kata
+	// grade does not: there every test runs under the race detector, the
+	// last line against code that tears memory with a race it starts
+	// where the lesson's tests are not serial.
+	SerialWithoutRace bool
+	MaxOutput         int // bytes the tests may print; 0: 8 MiB
 
 	// MaxMemory bounds the resident memory of a run's processes together
 	// (the go command, compiler, linker and test binary), in bytes; past
@@ -187,7 +195,12 @@ func (c *Checker) runOf(replace map[string]string, ls []*lessons.Lesson) *run {
 		r.hidden = append(r.hidden, l.ID)
 		for _, t := range l.Tests {
 			timeout := t.Timeout
-			if r.race {
+			if r.race && t.Serial && c.opts.SerialWithoutRace {
+				if r.serial == nil {
+					r.serial = map[string]bool{}
+				}
+				r.serial[t.Name] = true
+			} else if r.race {
 				timeout *= 3 // the race detector slows code 2-10×
 			}
 			r.timeouts[t.Name] = timeout

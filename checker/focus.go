@@ -46,7 +46,8 @@ type CheckOptions struct {
 	// them): faster where there are cores to spare. Each process has the
 	// limits of a run (time, memory; the output limit is shared out), and
 	// each is judged alone: a crash or a race in one fails only its own
-	// tests, as in a run of those tests alone.
+	// tests, as in a run of those tests alone. With
+	// Options.SerialWithoutRace, the serial tests run in one process more.
 	Processes int
 }
 

@@ -137,7 +137,12 @@ func (c *Checker) gradeRun(ctx context.Context, id, title string, r *run, ls []*
 // batches are the tests the next runs are to run, one batch per test
 // process, all at once: the one test to run alone after a split, else
 // the tests left spread over run.processes processes (shards), by their
-// times at the last check if known, else by their time limits.
+// times at the last check if known, else by their time limits. A batch
+// runs in one binary: a run with serial tests (run.serial) spreads the
+// others over run.processes and gives the serial tests one more process
+// of their own (without the race detector they take a tenth of the time:
+// that process is mostly done before the others), and with one process
+// runs the serial tests first, the others next.
 func (g *grading) batches() [][]string {
 	if g.split {
 		return [][]string{g.remaining[:1]}
@@ -146,10 +151,34 @@ func (g *grading) batches() [][]string {
 	if weights == nil {
 		weights = g.r.timeouts
 	}
-	if g.r.failFast && g.r.processes <= 1 {
-		return [][]string{cheapFirst(g.remaining, weights)}
+	serial, raced := g.remaining, []string(nil)
+	if g.r.serial != nil {
+		serial, raced = nil, nil
+		for _, name := range g.remaining {
+			if g.r.serial[name] {
+				serial = append(serial, name)
+			} else {
+				raced = append(raced, name)
+			}
+		}
 	}
-	return shards(g.remaining, g.r.processes, weights)
+	if len(serial) == 0 || len(raced) == 0 {
+		return g.spread(append(serial, raced...), g.r.processes, weights)
+	}
+	if g.r.processes <= 1 {
+		return g.spread(serial, 1, weights)
+	}
+	return append(g.spread(serial, 1, weights), g.spread(raced, g.r.processes, weights)...)
+}
+
+// spread is batches of tests over n processes: the cheap ones alone
+// first when the run stops at its first failure in one process
+// (cheapFirst), else shards.
+func (g *grading) spread(tests []string, n int, weights map[string]time.Duration) [][]string {
+	if g.r.failFast && n <= 1 {
+		return [][]string{cheapFirst(tests, weights)}
+	}
+	return shards(tests, n, weights)
 }
 
 // take settles what the runs rrs of batches settle. Each run is judged on

@@ -43,6 +43,10 @@ type run struct {
 	// pack's (lessons.Test.Private; see harnessSource).
 	last []string
 	race bool
+	// serial are the tests that run in a second build, without the race
+	// detector (Options.SerialWithoutRace: lessons.Test.Serial), when
+	// race is set; nil: every test runs in the one build.
+	serial map[string]bool
 	// maxOutput bounds what the tests may print, in bytes, and maxMemory
 	// the resident memory of the run's processes together; past either
 	// the run is killed. 0: no limit.
@@ -82,14 +86,15 @@ type run struct {
 	deadline time.Time
 
 	// What the build made, for every run of the binary after it.
-	work    string            // private directory: the snapshot, the overlay, the hidden tests renamed, the harness, the binary, the module's copy
-	used    *module           // the module built: mod, or its private copy
-	overlay map[string]string // -overlay's replacements
-	bin     string            // the test binary
-	id      string            // the suffix of the harness's identifiers
-	key     []byte            // the secret it is made with (harnessID); nil: a fresh one
-	sums    map[string]string // every input of the runs (path → SHA-256), the binary once built
-	built   bool
+	work      string            // private directory: the snapshot, the overlay, the hidden tests renamed, the harness, the binary, the module's copy
+	used      *module           // the module built: mod, or its private copy
+	overlay   map[string]string // -overlay's replacements
+	bin       string            // the test binary
+	serialBin string            // the one without the race detector, for the serial tests ("": none)
+	id        string            // the suffix of the harness's identifiers
+	key       []byte            // the secret it is made with (harnessID); nil: a fresh one
+	sums      map[string]string // every input of the runs (path → SHA-256), the binary once built
+	built     bool
 }
 
 // runResult is what a run found out.
@@ -375,9 +380,13 @@ func (r *run) prepare() error {
 	if err != nil {
 		return err
 	}
-	r.bin = filepath.Join(work, "sched.test")
+	exe := ""
 	if runtime.GOOS == "windows" {
-		r.bin += ".exe"
+		exe = ".exe"
+	}
+	r.bin = filepath.Join(work, "sched.test"+exe)
+	if len(r.serial) > 0 {
+		r.serialBin = filepath.Join(work, "sched-serial.test"+exe)
 	}
 	inputs := []string{overlayFile}
 	for _, src := range r.overlay {
@@ -409,7 +418,7 @@ func (r *run) inputsChanged() []string {
 		if got, err := fileSum(p); err != nil || got != want {
 			name := filepath.Base(p)
 			switch {
-			case p == r.bin:
+			case p == r.bin || p == r.serialBin:
 				name = "the test binary"
 			case strings.HasPrefix(p, r.work+string(filepath.Separator)):
 				name, _ = filepath.Rel(r.work, p)
@@ -470,17 +479,54 @@ func (r *run) exec(ctx context.Context, batches ...[]string) ([]*runResult, erro
 	return results, nil
 }
 
-// build compiles the test binary: go test -c, with its own deadline
-// (buildAllowance) and the memory limit. It returns a result only if the
-// build did not give a binary to run (it failed, was stopped, or changed
-// its inputs), nil once r.bin is built.
+// build compiles the test binaries: r.bin, and r.serialBin beside it
+// when the run has serial tests (two go commands at once: the second
+// mostly waits on the first's compile of the package, then links). It
+// returns a result only if a build did not give a binary to run (it
+// failed, was stopped, or changed its inputs), nil once both are built.
 func (r *run) build(ctx context.Context) (*runResult, error) {
 	if r.progress != nil {
 		r.progress(Progress{Building: true, Total: len(r.timeouts)})
 	}
+	bins := []string{r.bin}
+	var serialRes *runResult
+	var serialErr error
+	done := make(chan struct{})
+	if r.serialBin != "" {
+		bins = append(bins, r.serialBin)
+		go func() {
+			defer close(done)
+			serialRes, serialErr = r.buildBinary(ctx, r.serialBin, false)
+		}()
+	} else {
+		close(done)
+	}
+	res, err := r.buildBinary(ctx, r.bin, r.race)
+	<-done
+	if err != nil || res != nil {
+		return res, err
+	}
+	if serialErr != nil || serialRes != nil {
+		return serialRes, serialErr
+	}
+	for _, bin := range bins {
+		if err := r.markBuilt(bin); err != nil {
+			return nil, err
+		}
+	}
+	r.built = true
+	return nil, nil
+}
+
+// buildBinary compiles the test binary bin, with the race detector if
+// race: go test -c, with its own deadline (buildAllowance) and the memory
+// limit. It returns a result only if the build did not give a binary to
+// run, nil once bin is built. It reads r.sums (the inputs changed?) and
+// writes nothing of r but bin: build runs two at once.
+func (r *run) buildBinary(ctx context.Context, bin string, race bool) (*runResult, error) {
 	// The hidden tests' build: the atomics are scheduling points.
 	flags := buildtag.GoArgs()
-	if r.race {
+	if race {
 		flags = append(flags, "-race")
 	}
 	if r.noVet {
@@ -491,10 +537,10 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	// the link, a second of every build of a new file.
 	flags = append(flags, "-ldflags=-w")
 	key := r.binKey(flags)
-	args := []string{"test", "-c", "-o", r.bin, "-overlay", filepath.Join(r.work, "overlay.json"), "-json"}
+	args := []string{"test", "-c", "-o", bin, "-overlay", filepath.Join(r.work, "overlay.json"), "-json"}
 	args = append(append(args, flags...), "./solutions")
-	if r.fromBinCache(key) {
-		return r.markBuilt()
+	if r.fromBinCache(key, bin) {
+		return nil, nil
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = r.used.dir
@@ -550,19 +596,19 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	if res.changed = r.changes(); len(res.changed) > 0 {
 		return res, nil
 	}
-	r.toBinCache(key)
-	return r.markBuilt()
+	r.toBinCache(key, bin)
+	return nil, nil
 }
 
-// markBuilt records that r.bin is built, with its hash: a run checks the
-// binary is still what was built (inputsChanged).
-func (r *run) markBuilt() (*runResult, error) {
-	sum, err := fileSum(r.bin)
+// markBuilt records bin's hash: a run checks the binary is still what
+// was built (inputsChanged).
+func (r *run) markBuilt(bin string) error {
+	sum, err := fileSum(bin)
 	if err != nil {
-		return nil, fmt.Errorf("checker: the test binary: %w", err)
+		return fmt.Errorf("checker: the test binary: %w", err)
 	}
-	r.sums[r.bin], r.built = sum, true
-	return nil, nil
+	r.sums[bin] = sum
+	return nil
 }
 
 // watchBuild reads the build's output (lines) into res until it ends,

@@ -120,11 +120,12 @@ func (r *run) startTests(ctx context.Context, tests []string, total time.Duratio
 	env := func(tmp string) []string {
 		return raceEnv(append(append(r.runEnv(tmp), r.env...), ch.env...))
 	}
+	bin := r.binFor(tests)
 	spec := &sandbox.Spec{
-		Path: r.bin,
+		Path: bin,
 		// -test.timeout is the binary's own backstop, past kata's deadline
 		// for the run: kata stops the run first.
-		Args: []string{r.bin, "-test.paniconexit0", "-test.v=test2json", "-test.count=1",
+		Args: []string{bin, "-test.paniconexit0", "-test.v=test2json", "-test.count=1",
 			"-test.timeout=" + (total + 30*time.Second).String(), "-test.run=^(" + strings.Join(tests, "|") + ")$"},
 		Env:        env(tmp),
 		Dir:        r.used.pkgDir,
@@ -165,6 +166,16 @@ func (r *run) startTests(ctx context.Context, tests []string, total time.Duratio
 	go func() { lr.exited <- p.Wait() }()
 	lr.lines, lr.quit = readLines(lr.jsonR)
 	return lr, nil
+}
+
+// binFor is the binary that runs tests: the build without the race
+// detector if they are serial (all of them: a batch is of one build,
+// grading.batches), else r.bin.
+func (r *run) binFor(tests []string) string {
+	if r.serialBin != "" && len(tests) > 0 && r.serial[tests[0]] {
+		return r.serialBin
+	}
+	return r.bin
 }
 
 // startConv starts test2json (t2j) and returns the pipe the test binary

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -34,16 +35,35 @@ func sharedChecker(t *testing.T) *Checker {
 	return testChecker
 }
 
-// TestVerify is the course's self-check (kata verify): for every lesson,
-// the reference gets full marks, the skeleton zero, every mutant fails and
-// every alternate passes. Run one lesson with -run 'TestVerify/02-runnext'.
+// checkChecker is sharedChecker as kata check grades: the serial tests
+// without the race detector (Options.SerialWithoutRace).
+func checkChecker(t *testing.T) *Checker {
+	base := sharedChecker(t)
+	checkCheckerOnce.Do(func() {
+		checkMode = &Checker{opts: base.opts, reg: base.reg, mod: base.mod, key: base.key}
+		checkMode.opts.SerialWithoutRace = true
+	})
+	return checkMode
+}
+
+var (
+	checkCheckerOnce sync.Once
+	checkMode        *Checker
+)
+
+// TestVerify is the course's self-check (kata verify), as kata check
+// grades (checkChecker: what a learner sees is what must catch a wrong
+// file; CI's kata verify runs it as kata grade does, every test under
+// the race detector): for every lesson, the reference gets full marks,
+// the skeleton zero, every mutant fails and every alternate passes. Run
+// one lesson with -run 'TestVerify/02-runnext'.
 // Under -short only the reference and the skeleton are graded. Without
 // KATA_LONG=1 (package longtest) the alternates are not graded here, each
 // alone in its lesson: TestCapstoneAcceptsAlternates (package lessons/all)
 // grades every one of them in the capstone, every lesson's tests on them
 // all together, and each alone when a round loses points.
 func TestVerify(t *testing.T) {
-	c := sharedChecker(t)
+	c := checkChecker(t)
 	verify := c.Verify
 	if *updateHints {
 		verify = c.VerifyWithoutHints

@@ -95,6 +95,16 @@ type Test struct {
 	// scheduler and another on real threads so gains nothing, and the
 	// lesson's task says which tests share a guarantee.
 	Guarantee string
+	// Serial says the test runs the code under test one thread at a
+	// time: on one goroutine, or in a controlled scheduler's turns, each
+	// handed to the next through a channel. The race detector, which
+	// reports accesses with nothing ordering them, can then report
+	// nothing, so kata check runs the test in a build without it, about
+	// ten times faster (checker.Options.SerialWithoutRace); kata grade
+	// runs every test under it. TestSerialTestsRunOneThreadAtATime shows
+	// it: with a racy write in every function of the scheduler, a serial
+	// test reports no race.
+	Serial bool
 	// Private marks a test of an instructor's private pack (kata grade
 	// --tests): it runs after every test of the course, so that what a
 	// lesson file sees in it cannot reach the output of a test the

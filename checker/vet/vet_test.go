@@ -294,7 +294,8 @@ func ruleCases() []ruleCase {
 		ruleCasesNames(),
 		ruleCasesCorrectAndForeignState(),
 		ruleCasesSourcesAndSecondTeam(),
-		ruleCasesFmtAndSyncAtomic(),
+		ruleCasesFmt(),
+		ruleCasesSyncAtomic(),
 		ruleCasesGenerics(),
 		ruleCasesGenericsBehindPointers(),
 		ruleCasesInterfaces(),
@@ -729,9 +730,8 @@ func runqputtail(`)
 	}
 }
 
-// ruleCasesFmtAndSyncAtomic tries what fmt may be given (rule 16) and
-// where sync/atomic may write (rule 17).
-func ruleCasesFmtAndSyncAtomic() []ruleCase {
+// ruleCasesFmt tries what fmt may be given (rule 16).
+func ruleCasesFmt() []ruleCase {
 	return []ruleCase{
 		// A twenty-first red team's: fmt printed the scheduler's config
 		// whole (P count, seed, which Usleep), which told a controlled
@@ -791,6 +791,14 @@ func ruleCasesFmtAndSyncAtomic() []ruleCase {
 `)
 		}, want: []string{"api:uses sysmontick", "fmt-args:gives holder{…} (sched.holder) to fmt", "fmt-args:gives ticks(pp.sysmontick) (sched.ticks) to fmt",
 			"api:pp.sysmontick is a whole value", "api:uses p.sysmontick", "fmt-args:gives err (error) to fmt"}},
+	}
+}
+
+// ruleCasesSyncAtomic tries where sync/atomic may write (rule 17), what
+// may stand for a course atomic, and what a file may declare on and around
+// the reference's types.
+func ruleCasesSyncAtomic() []ruleCase {
+	return []ruleCase{
 		// A twenty-second red team's: sync/atomic's functions on a G's
 		// goid, which no controlled run sees; the scheduler's shared
 		// atomics are the course's now (idlepMask's words, npidle), each

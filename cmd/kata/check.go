@@ -345,9 +345,10 @@ func lessonFileList(ls []*lessons.Lesson) string {
 // one test has hung, the lesson's tests that have not run do not start (each
 // would likely hang too, and wait out its whole limit); what passed before
 // is confirmed. A looping lesson is then reported after one limit, not
-// after the sum of them.
+// after the sum of them. The serial tests run without the race detector,
+// which can find nothing in them (checker.Options.SerialWithoutRace).
 func learnerOptions(c *cli.Context) checker.Options {
-	return checker.Options{NoRace: c.Bool("no-race"), MaxTimeouts: 1}
+	return checker.Options{NoRace: c.Bool("no-race"), MaxTimeouts: 1, SerialWithoutRace: true}
 }
 
 // record stores a lesson's result in the workspace's progress: a check

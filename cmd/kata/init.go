@@ -73,7 +73,7 @@ func runInit(c *cli.Context) error {
 // in kata's cache directory. A failure here is not init's: the first check
 // says what is wrong.
 func prepareChecks(c *cli.Context) {
-	ck, err := checker.New(checker.Options{MaxTimeouts: 1})
+	ck, err := checker.New(checker.Options{MaxTimeouts: 1, SerialWithoutRace: true})
 	if err != nil {
 		return
 	}
