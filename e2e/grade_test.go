@@ -16,10 +16,10 @@ import (
 )
 
 // gradeClass makes a class of three with the kata binary, as an instructor
-// would receive it: alice wrote lessons 03 and 08 (here: the reference's
-// files), bob did nothing, carol's globrunq.go does not compile. Lessons
-// 03 and 08 have the quickest tests: what is graded here is kata grade's
-// bookkeeping, not the lessons.
+// would receive it: alice wrote lesson 03 (here: the reference's file),
+// bob did nothing, carol's globrunq.go does not compile. Lesson 03 has
+// quick tests: what is graded here is kata grade's bookkeeping, not the
+// lessons.
 func gradeClass(t *testing.T, bin string) string {
 	t.Helper()
 	class := filepath.Join(t.TempDir(), "class")
@@ -27,7 +27,7 @@ func gradeClass(t *testing.T, bin string) string {
 		out, code := run(t, bin, t.TempDir(), "init", filepath.Join(class, name))
 		require.Equal(t, 0, code, out)
 	}
-	for _, f := range []string{"globrunq.go", "procresize.go"} {
+	for _, f := range []string{"globrunq.go"} {
 		data, err := os.ReadFile(filepath.Join("..", "solutions", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(class, "alice", f), data, 0o644))
@@ -92,7 +92,10 @@ func TestGradeKilledAndResumed(t *testing.T) {
 	work := t.TempDir()
 	cache := t.TempDir()
 	tmp := scratch(t)
-	args := []string{"--jobs", "1", "--lessons", "03,08", "--format", "csv", "--out", "grades.csv", class}
+	// One lesson: three grades, killed after the first (alice's, whose
+	// tests all run), before the last (bob's skeleton is not started,
+	// carol's file is vetted, then fails to compile).
+	args := []string{"--jobs", "1", "--lessons", "03", "--format", "csv", "--out", "grades.csv", class}
 
 	killed := gradeCmd(bin, cache, tmp, work, args...)
 	require.NoError(t, killed.Start())
@@ -101,14 +104,14 @@ func TestGradeKilledAndResumed(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(cache, "grades", "*", "*.json"))
 		return len(m)
 	}
-	for entries() < 2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
+	for entries() < 1 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
 	}
 	require.NoError(t, killed.Process.Kill())
 	_ = killed.Wait()
 	kept := entries()
-	require.GreaterOrEqual(t, kept, 2, "kata did not finish two grades in five minutes")
-	require.Less(t, kept, 5, "kata finished before it was killed: nothing to resume")
+	require.GreaterOrEqual(t, kept, 1, "kata did not finish a grade in five minutes")
+	require.Less(t, kept, 3, "kata finished before it was killed: nothing to resume")
 	assert.NoFileExists(t, filepath.Join(work, "grades.csv"), "a killed kata must not leave a gradebook")
 
 	var stderr bytes.Buffer
@@ -118,7 +121,7 @@ func TestGradeKilledAndResumed(t *testing.T) {
 	assert.Contains(t, stderr.String(), " from the cache")
 	assert.Regexp(t, `lesson grades: \d+ run, `+strconv.Itoa(kept)+` from the cache`, stderr.String(), "the grades finished before the kill are not redone")
 
-	fresh := gradeCmd(bin, t.TempDir(), tmp, work, "--jobs", "1", "--lessons", "03,08", "--format", "csv", "--out", "fresh.csv", class)
+	fresh := gradeCmd(bin, t.TempDir(), tmp, work, "--jobs", "1", "--lessons", "03", "--format", "csv", "--out", "fresh.csv", class)
 	var freshErr bytes.Buffer
 	fresh.Stderr = &freshErr
 	assert.Equal(t, 1, exitOf(t, fresh.Run()), freshErr.String())
@@ -128,7 +131,7 @@ func TestGradeKilledAndResumed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(b), string(a), "killed and resumed, the gradebook is the one an uninterrupted grading writes")
 	assert.Equal(t, 4, strings.Count(string(a), "\n"), "a header and one row per student")
-	assert.Contains(t, string(a), "alice,200,200,100,100,")
-	assert.Contains(t, string(a), "carol,0,200,0,0,")
+	assert.Contains(t, string(a), "alice,100,100,100,,")
+	assert.Contains(t, string(a), "carol,0,100,0,")
 	assert.Regexp(t, `03-globrunqget: does not compile: globrunq\.go:\d+:\d+: undefined: notDeclared`, string(a))
 }
