@@ -15,7 +15,7 @@ import (
 // reference, and names the one at fault. The reference's own file fails
 // nothing, and gets no blame.
 func TestBlameNamesTheWrongFunction(t *testing.T) {
-	t.Parallel() // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
+	t.Parallel()         // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
 	c := checkChecker(t) // as kata check grades, which blames
 	l := lesson(t, "06")
 	ref := string(embedded(t, "solutions/park.go"))

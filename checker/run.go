@@ -480,15 +480,15 @@ func (r *run) exec(ctx context.Context, batches ...[]string) ([]*runResult, erro
 }
 
 // build compiles the test binaries: r.bin, and r.serialBin beside it
-// when the run has serial tests (two go commands at once: the second
-// mostly waits on the first's compile of the package, then links). It
+// when the run has serial tests (two go commands at once), or only
+// r.serialBin when every test of the run is serial. It
 // returns a result only if a build did not give a binary to run (it
 // failed, was stopped, or changed its inputs), nil once both are built.
 func (r *run) build(ctx context.Context) (*runResult, error) {
 	if r.progress != nil {
 		r.progress(Progress{Building: true, Total: len(r.timeouts)})
 	}
-	bins := []string{r.bin}
+	var bins []string
 	var serialRes *runResult
 	var serialErr error
 	done := make(chan struct{})
@@ -501,7 +501,12 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	} else {
 		close(done)
 	}
-	res, err := r.buildBinary(ctx, r.bin, r.race)
+	var res *runResult
+	var err error
+	if len(r.serial) < len(r.timeouts) { // a test that is not serial: r.bin runs it
+		bins = append(bins, r.bin)
+		res, err = r.buildBinary(ctx, r.bin, r.race)
+	}
 	<-done
 	if err != nil || res != nil {
 		return res, err
