@@ -15,8 +15,9 @@ import (
 // reference, and names the one at fault. The reference's own file fails
 // nothing, and gets no blame.
 func TestBlameNamesTheWrongFunction(t *testing.T) {
-	t.Parallel()         // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
-	c := checkChecker(t) // as kata check grades, which blames
+	t.Parallel() // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
+	// As kata check grades, which blames.
+	c := checkChecker(t)
 	l := lesson(t, "06")
 	ref := string(embedded(t, "solutions/park.go"))
 	plant := func(t *testing.T, old, new string) map[string]string {
