@@ -18,6 +18,7 @@ var verifyCommand = &cli.Command{
 		&cli.IntFlag{Name: "jobs", Value: 1, Usage: "with --mutate: run `N` mutants at once"},
 		&cli.StringSliceFlag{Name: "only", Usage: "with --mutate: only the mutants whose key starts with `KEY` (e.g. runqgrab/)"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "with --mutate: a line for every mutant, not only the survivors"},
+		&cli.BoolFlag{Name: "as-check", Usage: "grade as kata check does, the serial tests without the race detector (default: as kata grade does, every test under it)"},
 	},
 	Action: runVerify,
 }
@@ -30,7 +31,7 @@ func runVerify(c *cli.Context) error {
 	if len(todo) == 0 {
 		todo = lessons.Default.All()
 	}
-	ck, err := checker.New(checker.Options{})
+	ck, err := checker.New(checker.Options{SerialWithoutRace: c.Bool("as-check")})
 	if err != nil {
 		return couldNot(err)
 	}
