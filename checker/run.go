@@ -492,20 +492,23 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 	var serialRes *runResult
 	var serialErr error
 	done := make(chan struct{})
+	raced := len(r.serial) < len(r.timeouts) // a test that is not serial: r.bin runs it
 	if r.serialBin != "" {
 		bins = append(bins, r.serialBin)
 		go func() {
 			defer close(done)
-			serialRes, serialErr = r.buildBinary(ctx, r.serialBin, false)
+			// go test's vet checks, once: the other build runs them
+			// on the same sources.
+			serialRes, serialErr = r.buildBinary(ctx, r.serialBin, false, !raced)
 		}()
 	} else {
 		close(done)
 	}
 	var res *runResult
 	var err error
-	if len(r.serial) < len(r.timeouts) { // a test that is not serial: r.bin runs it
+	if raced {
 		bins = append(bins, r.bin)
-		res, err = r.buildBinary(ctx, r.bin, r.race)
+		res, err = r.buildBinary(ctx, r.bin, r.race, true)
 	}
 	<-done
 	if err != nil || res != nil {
@@ -524,17 +527,18 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 }
 
 // buildBinary compiles the test binary bin, with the race detector if
-// race: go test -c, with its own deadline (buildAllowance) and the memory
-// limit. It returns a result only if the build did not give a binary to
-// run, nil once bin is built. It reads r.sums (the inputs changed?) and
-// writes nothing of r but bin: build runs two at once.
-func (r *run) buildBinary(ctx context.Context, bin string, race bool) (*runResult, error) {
+// race and go test's vet checks if vet: go test -c, with its own deadline
+// (buildAllowance) and the memory limit. It returns a result only if the
+// build did not give a binary to run, nil once bin is built. It reads
+// r.sums (the inputs changed?) and writes nothing of r but bin: build
+// runs two at once.
+func (r *run) buildBinary(ctx context.Context, bin string, race, vet bool) (*runResult, error) {
 	// The hidden tests' build: the atomics are scheduling points.
 	flags := buildtag.GoArgs()
 	if race {
 		flags = append(flags, "-race")
 	}
-	if r.noVet {
+	if r.noVet || !vet {
 		flags = append(flags, "-vet=off")
 	}
 	// No DWARF: nothing reads it (tracebacks, race reports and the hang
