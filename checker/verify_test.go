@@ -51,19 +51,19 @@ var (
 	checkMode        *Checker
 )
 
-// TestVerify is the course's self-check (kata verify), as kata check
-// grades (checkChecker: what a learner sees is what must catch a wrong
-// file; CI's kata verify runs it as kata grade does, every test under
-// the race detector): for every lesson, the reference gets full marks,
-// the skeleton zero, every mutant fails and every alternate passes. Run
-// one lesson with -run 'TestVerify/02-runnext'.
+// TestVerify is the course's self-check (kata verify), as kata grade
+// grades, every test under the race detector (CI's mutation run, kata
+// verify --mutate --as-check, kills the machine-made mutants as kata check
+// grades: both ways are checked): for every lesson, the reference gets
+// full marks, the skeleton zero, every mutant fails and every alternate
+// passes. Run one lesson with -run 'TestVerify/02-runnext'.
 // Under -short only the reference and the skeleton are graded. Without
 // KATA_LONG=1 (package longtest) the alternates are not graded here, each
 // alone in its lesson: TestCapstoneAcceptsAlternates (package lessons/all)
 // grades every one of them in the capstone, every lesson's tests on them
 // all together, and each alone when a round loses points.
 func TestVerify(t *testing.T) {
-	c := checkChecker(t)
+	c := sharedChecker(t)
 	verify := c.Verify
 	if *updateHints {
 		verify = c.VerifyWithoutHints

@@ -37,8 +37,8 @@ import (
 // alternate alone in its own lesson, as a learner's check grades it, is
 // TestVerify's (package checker) with KATA_LONG=1. Each run grades the
 // whole course as kata check --all does (the serial tests without the
-// race detector, the others under it; CI's kata verify grades every
-// alternate under it, as kata grade does), so this is skipped under -short,
+// race detector, the others under it; TestVerify, with KATA_LONG=1,
+// grades every alternate alone as kata grade does), so this is skipped under -short,
 // and without KATA_LONG=1 only the first round runs (one alternate of
 // every lesson, together).
 func TestCapstoneAcceptsAlternates(t *testing.T) {
