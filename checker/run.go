@@ -497,8 +497,8 @@ func (r *run) build(ctx context.Context) (*runResult, error) {
 		bins = append(bins, r.serialBin)
 		go func() {
 			defer close(done)
-			// go test's vet checks, once: the other build runs them
-			// on the same sources.
+			// go test's vet checks in one build only (the same
+			// sources): r.bin's, if it is built.
 			serialRes, serialErr = r.buildBinary(ctx, r.serialBin, false, !raced)
 		}()
 	} else {
