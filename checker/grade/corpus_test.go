@@ -883,6 +883,30 @@ func hostilesOutOfSight() []hostile {
 `))
 			},
 			want: refused(`runnext\.go:\d+:\d+: stores a func in pp\.sched\.cfg\.usleep, a field of the scheduler's`)},
+		{name: "state-in-the-func-field-gopark-keeps", lesson: "06-gopark",
+			files: func(t testing.TB) map[string][]byte {
+				// A forty-ninth red team's: gopark may store a func in
+				// mp.waitunlockf, as the reference's does; it kept there
+				// a closure with a counter of its own, which park_m left
+				// in place and ready read back, to skip runnext only on an
+				// M that had parked a sleeper before (100 for a file that
+				// earns 52).
+				src := edit(t, ref(t, "park.go"), "\tmp.waitunlockf = unlockf\n", `	if lock == nil {
+		n := new(int)
+		mp.waitunlockf = func(gp *g, l unsafe.Pointer) bool {
+			if gp == nil {
+				return *n >= 1
+			}
+			*n++
+			return unlockf == nil || unlockf(gp, l)
+		}
+	} else {
+		mp.waitunlockf = unlockf
+	}
+`)
+				return one("park.go", src)
+			},
+			want: refused(`park\.go:\d+:\d+: stores in mp\.waitunlockf a func of the file's own making`)},
 		{name: "prints-kata-words", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A29: the code prints the one-line reason it wants the

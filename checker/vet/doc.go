@@ -125,7 +125,14 @@
 //     takes the address of one, except where the reference's own file of
 //     that name does (gopark's mp.waitunlockf): a closure kept in
 //     sched.cfg.usleep carried state of a nineteenth red team's file from
-//     call to call, a package-level variable by another name.
+//     call to call, a package-level variable by another name. Where the
+//     reference's file does store one, the file may store there only what
+//     it does: nil, a parameter of the function storing it (never
+//     assigned there), a package-level function, or a func literal whose
+//     only free variables are such parameters; a forty-ninth red team's
+//     gopark kept in mp.waitunlockf a closure with a counter of its own,
+//     which ready read back to take its mistake only on an M that had
+//     parked a sleeper before.
 //  16. Gives fmt anything but numbers, strings and booleans (and slices,
 //     arrays and maps of them), or keeps one of fmt's functions as a func
 //     value (RuleFmtArgs). fmt prints any other value whole, by

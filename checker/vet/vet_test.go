@@ -727,6 +727,30 @@ func runqputtail(`)
 		{name: "gopark's unlockf kept in a closure", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", "\tmp.waitunlockf = func(gp *g, l unsafe.Pointer) bool { return unlockf(gp, l) }\n")
 		}},
+		{name: "gopark's unlockf kept with its lock, in one assignment", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", "\tmp.waitunlockf, mp.waitlock = unlockf, lock\n")
+		}},
+		// A forty-ninth red team's: in the one func field its file may
+		// store, gopark kept a closure of its own with a counter, which
+		// ready read back to run its mistake only on an M that had parked
+		// a sleeper before, as no test's M had.
+		{name: "a closure with state of its own kept in waitunlockf", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", `	n := new(int)
+	mp.waitunlockf = func(gp *g, l unsafe.Pointer) bool {
+		*n++
+		return unlockf == nil || unlockf(gp, l)
+	}
+`)
+		}, want: []string{"func-field:stores in mp.waitunlockf a func of the file's own making"}},
+		{name: "waitunlockf given a func the file chose", file: "park.go", src: func(t testing.TB) string {
+			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", `	f := unlockf
+	mp.waitunlockf = f
+	unlockf = func(gp *g, l unsafe.Pointer) bool { return f(gp, l) }
+	mp.waitunlockf = unlockf
+	mp.waitunlockf, _ = pick(unlockf)
+`) + "\nfunc pick(f func(*g, unsafe.Pointer) bool) (func(*g, unsafe.Pointer) bool, bool) { return f, true }\n"
+		}, want: []string{"func-field:stores in mp.waitunlockf a func of the file's own making",
+			"func-field:stores in mp.waitunlockf a func of the file's own making", "func-field:stores in mp.waitunlockf a func of the file's own making"}},
 	}
 }
 
