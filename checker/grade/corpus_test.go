@@ -885,7 +885,7 @@ func hostilesOutOfSight() []hostile {
 			want: refused(`runnext\.go:\d+:\d+: stores a func in pp\.sched\.cfg\.usleep, a field of the scheduler's`)},
 		{name: "state-in-the-func-field-gopark-keeps", lesson: "06-gopark",
 			files: func(t testing.TB) map[string][]byte {
-				// A forty-ninth red team's: gopark may store a func in
+				// A thirty-third red team's: gopark may store a func in
 				// mp.waitunlockf, as the reference's does; it kept there
 				// a closure with a counter of its own, which park_m left
 				// in place and ready read back, to skip runnext only on an

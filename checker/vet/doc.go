@@ -129,7 +129,7 @@
 //     reference's file does store one, the file may store there only what
 //     it does: nil, a parameter of the function storing it (never
 //     assigned there), a package-level function, or a func literal whose
-//     only free variables are such parameters; a forty-ninth red team's
+//     only free variables are such parameters; a thirty-third red team's
 //     gopark kept in mp.waitunlockf a closure with a counter of its own,
 //     which ready read back to take its mistake only on an M that had
 //     parked a sleeper before.

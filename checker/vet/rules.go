@@ -1492,7 +1492,7 @@ func (c *fileCheck) funcFields() {
 			return
 		}
 		if !c.givenFunc(value, fn) {
-			c.report(lhs.Pos(), RuleFuncField, "stores in %s a func of the file's own making: the reference keeps there only the func its caller gave (a parameter, as gopark keeps unlockf) or nil, and anything else kept there (a closure over a variable of the file's) carries state from call to call, where no hidden test sees it (a forty-ninth red team's did); store the parameter itself",
+			c.report(lhs.Pos(), RuleFuncField, "stores in %s a func of the file's own making: the reference keeps there only the func its caller gave (a parameter, as gopark keeps unlockf) or nil, and anything else kept there (a closure over a variable of the file's) carries state from call to call, where no hidden test sees it (a thirty-third red team's did); store the parameter itself",
 				types.ExprString(lhs))
 		}
 	}

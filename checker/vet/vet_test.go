@@ -730,7 +730,7 @@ func runqputtail(`)
 		{name: "gopark's unlockf kept with its lock, in one assignment", file: "park.go", src: func(t testing.TB) string {
 			return edit(t, park(t), "\tmp.waitunlockf = unlockf\n", "\tmp.waitunlockf, mp.waitlock = unlockf, lock\n")
 		}},
-		// A forty-ninth red team's: in the one func field its file may
+		// A thirty-third red team's: in the one func field its file may
 		// store, gopark kept a closure of its own with a counter, which
 		// ready read back to run its mistake only on an M that had parked
 		// a sleeper before, as no test's M had.
