@@ -21,11 +21,13 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -43,6 +45,9 @@ type kitState struct {
 	NoSysmon  bool // Config.NoSysmon
 	Seed      uint64
 	MinProcs  int // the operations name Ps up to MinProcs-1: shrinking keeps them
+	// Idle Ps more, after those of Ps: idle, their rings empty, as on a
+	// big machine (kitWiden). 0 in a state as a lesson generates it.
+	Idle int
 	// Observe, if set, adds what a lesson's test compares beyond the
 	// kit's observables.
 	Observe func(w *kitWorld, o *kitObs)
@@ -102,6 +107,9 @@ func (st kitState) String() string {
 		}
 		b.WriteString("; ")
 	}
+	if st.Idle > 0 {
+		fmt.Fprintf(&b, "P%d..P%d idle, their rings empty (GOMAXPROCS=%d); ", len(st.Ps), len(st.Ps)+st.Idle-1, len(st.Ps)+st.Idle)
+	}
 	fmt.Fprintf(&b, "the global queue holds %s", kitCount(int(len(st.Global)), "G"))
 	if len(st.Global) > 0 {
 		fmt.Fprintf(&b, " (G %d..G %d)", st.Global[0], st.Global[len(st.Global)-1])
@@ -136,6 +144,11 @@ type kitWorld struct {
 	ids     *rand.Rand                   // draws the Gs' IDs (name)
 	idBase  int64                        // name's first ID, if it numbers the Gs in a row; 0: spread
 	names   map[int64]int64              // the name of the G of each ID, for the trace
+	// own is how many Ps the state describes one by one; the kitState's
+	// Idle Ps after them are observed together (observeIdle), as they
+	// were built: their counters then, by ID.
+	own        int
+	idleCounts map[int32][2]uint32
 }
 
 // g returns the world's G named id (G 1000 is P0's first), made runnable
@@ -218,7 +231,8 @@ func (w *kitWorld) newG() *g {
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace, extra: st.Observe,
 		ids: rand.New(rand.NewPCG(st.Seed, 0x67696473)), names: map[int64]int64{}}
-	cfg := Config{Procs: len(st.Ps), Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
+	procs := len(st.Ps) + st.Idle
+	cfg := Config{Procs: procs, Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
 		Nanotime: func() int64 { return 1e9 }, Usleep: func(us int64) { w.usleeps = append(w.usleeps, us) },
 		Trace: func(ev Event) {
 			if w.tracing {
@@ -229,8 +243,8 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	w.sched = newSchedt(cfg) // as NewLab makes its scheduler
 	if kitMix(st.Seed, 401)%2 == 0 {
 		// GOMAXPROCS went up and back since New (kitResized).
-		kitGOMAXPROCS(w.sched, int32(len(st.Ps)+kitResized(st.Seed, len(st.Ps))))
-		kitGOMAXPROCS(w.sched, int32(len(st.Ps)))
+		kitGOMAXPROCS(w.sched, int32(min(procs+kitResized(st.Seed, procs), maxProcs)))
+		kitGOMAXPROCS(w.sched, int32(procs))
 	}
 	defer func() { w.tracing = true }()
 	for i, ps := range st.Ps {
@@ -258,9 +272,26 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	for _, id := range st.Global {
 		w.sched.runq.pushBack(w.g(id))
 	}
-	kitLivedFree(w.sched)
+	kitLivedFree(w.sched, len(st.Ps))
 	w.ps = slices.Clone(w.sched.allp)
+	w.own = len(st.Ps)
+	if st.Idle > 0 {
+		w.idleCounts = map[int32][2]uint32{}
+		for _, pp := range w.ps[w.own:] {
+			w.idleCounts[pp.id] = [2]uint32{pp.runqhead.Load(), pp.runqtail.Load()}
+		}
+	}
 	return w
+}
+
+// pristine reports whether the world's P pp is one of the state's Idle Ps
+// and as it was built: idle, its ring empty, its counters where they
+// were, no runnext. Observers describe such Ps together, so that a state
+// of maxProcs Ps costs no more to compare than the few that changed.
+func (w *kitWorld) pristine(pp *p) bool {
+	c, ok := w.idleCounts[pp.id]
+	return ok && int(pp.id) < len(w.ps) && w.ps[pp.id] == pp && pp.status.Load() == _Pidle &&
+		pp.runqhead.Load() == c[0] && pp.runqtail.Load() == c[1] && pp.runnext.Load() == nil
 }
 
 // kitQuiet turns the noise (noise_test.go) off until the function it
@@ -323,6 +354,41 @@ func (v kitVal) String() string {
 	return s
 }
 
+// kitShowPair writes two values that differ. Lists of more than 48 Gs (a
+// widened state's global queue) are cut to the Gs around the first place
+// they differ, with how many are left out on each side.
+func kitShowPair(want, got kitVal) (string, string) {
+	if !want.list || !got.list || max(len(want.gs), len(got.gs)) <= 48 {
+		return want.String(), got.String()
+	}
+	d := 0
+	for d < len(want.gs) && d < len(got.gs) && want.gs[d] == got.gs[d] {
+		d++
+	}
+	show := func(v kitVal) string {
+		lo, hi := max(0, d-8), min(len(v.gs), d+8)
+		var b strings.Builder
+		b.WriteString("[")
+		if lo > 0 {
+			fmt.Fprintf(&b, "(%d Gs) ", lo)
+		}
+		b.WriteString(strings.Trim(kitGList(v.gs[lo:hi]), "[]"))
+		if hi < len(v.gs) {
+			fmt.Fprintf(&b, " (%d Gs more)", len(v.gs)-hi)
+		}
+		fmt.Fprintf(&b, "] (%d Gs in all", len(v.gs))
+		if v.sorted {
+			b.WriteString(", in any order")
+		}
+		b.WriteString(")")
+		if v.text != "" {
+			b.WriteString(" " + v.text)
+		}
+		return b.String()
+	}
+	return show(want), show(got)
+}
+
 func (o *kitObs) add(name string, v kitVal) {
 	if o.vals == nil {
 		o.vals = map[string]kitVal{}
@@ -346,7 +412,12 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		}
 		return kitVal{gs: gs, list: true, sorted: unordered, text: text}
 	}
+	var pristine []int32
 	for i, pp := range w.ps {
+		if w.pristine(pp) {
+			pristine = append(pristine, pp.id)
+			continue
+		}
 		h, t := pp.runqhead.Load(), pp.runqtail.Load()
 		var ring []*g
 		for j := h; j != t && len(ring) <= len(pp.runq); j++ {
@@ -359,6 +430,9 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		o.add(fmt.Sprintf("P%d's ring", i), list(ring, counters))
 		o.add(fmt.Sprintf("P%d's runnext", i), kitVal{gs: []*g{pp.runnext.Load()}, list: true})
 		o.addf(fmt.Sprintf("P%d's status", i), "%s", pStatusString(pp.status.Load()))
+	}
+	if w.idleCounts != nil {
+		o.addf("the Idle Ps as built (idle, their rings empty)", "%s", kitRanges(pristine))
 	}
 	var global []*g
 	for gp := sched.runq.head; gp != nil && len(global) <= len(w.gs); gp = gp.schedlink {
@@ -396,6 +470,30 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 	}
 }
 
+// kitRanges writes ascending IDs as ranges: "P3..P9 P12".
+func kitRanges(ids []int32) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "P%d..P%d", ids[i], ids[j])
+		} else {
+			fmt.Fprintf(&b, "P%d", ids[i])
+		}
+		i = j + 1
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
 // kitOp is one operation of a differential test, in data: what it does is
 // the lesson's (kitDiff's do). Shrinking may lower K.
 type kitOp struct {
@@ -426,7 +524,8 @@ func kitDiffRun(st kitState, ops []kitOp, do func(w *kitWorld, op kitOp, ref boo
 		var diffs []string
 		for _, name := range o2.names {
 			if o1.vals[name].key() != o2.vals[name].key() {
-				diffs = append(diffs, fmt.Sprintf("  %s: the reference's %s, yours %s", name, o2.vals[name], o1.vals[name]))
+				want, got := kitShowPair(o2.vals[name], o1.vals[name])
+				diffs = append(diffs, fmt.Sprintf("  %s: the reference's %s, yours %s", name, want, got))
 			}
 		}
 		if len(diffs) > 0 {
@@ -528,16 +627,21 @@ func kitOpName(op kitOp) string {
 	return op.Kind + " with sched.lock held"
 }
 
-// kitDiff runs the differential test on n generated states: gen makes a
-// state and its operations from a seeded source. A failing state is
-// shrunk and reported in words, with the seed that made it.
+// kitDiff runs the differential test on n generated states, then on
+// kitWideStates(n) more widened (kitWiden): gen makes a state and its
+// operations from a seeded source. A failing state is shrunk and reported
+// in words, with the seed that made it.
 func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitState, []kitOp),
 	do func(w *kitWorld, op kitOp, ref bool) string, unordered func(st kitState, op kitOp) bool) {
 	t.Helper()
 	defer kitQuiet()()
 	pools := &[2]map[int64]*g{{}, {}}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		st, ops := gen(rand.New(rand.NewPCG(seed, 0x6b617461)))
+	for seed := uint64(1); seed <= uint64(n+kitWideStates(n)); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6b617461))
+		st, ops := gen(r)
+		if seed > uint64(n) {
+			kitWiden(r, &st, ops, int(seed)-n-1)
+		}
 		if kitDiffRun(st, ops, do, unordered, pools) == "" {
 			continue
 		}
@@ -556,8 +660,65 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 	}
 }
 
+// kitWideStates is how many widened states a differential of n states
+// runs after them (kitWiden).
+func kitWideStates(n int) int { return max(8, n/8) }
+
+// kitWiden makes a generated state and its operations one of a big machine
+// and a long-lived program: the i-th widened state of a test. The states a
+// lesson's generator makes stop at a few Ps and a few thousand Gs: a
+// thirty-third red team's files took their mistakes only past 64 Ps
+// (lessons 04, 05, 08) or 6,000 Gs on the global queue (lesson 03), which
+// no state reached. Where the reference is the oracle, a state anywhere in
+// the scheduler's range is as good a question as a small one, so the
+// widened states reach its corners and draw between them:
+//   - more Ps, idle, their rings empty, after the state's own: GOMAXPROCS
+//     maxProcs in every second state, else log-uniform up to it; a resize
+//     (procresize) to as many;
+//   - Gs more at the tail of a global queue that has some: up to 2^15 in
+//     every third state, log-uniform up to that in the next, none in the
+//     third.
+//
+// A mistake a file takes only beyond maxProcs Ps cannot be taken; one it
+// takes only beyond 2^15 Gs on the global queue is not looked for.
+func kitWiden(r *rand.Rand, st *kitState, ops []kitOp, i int) {
+	procs := func() int {
+		if i%2 == 0 {
+			return maxProcs
+		}
+		return kitLogUniform(r, len(st.Ps)+1, maxProcs)
+	}
+	st.Idle = procs() - len(st.Ps)
+	for k := range ops {
+		if ops[k].Kind == "procresize" {
+			ops[k].K = procs()
+		}
+	}
+	if n := len(st.Global); n > 0 && i%3 < 2 {
+		long := 1 << 15
+		if i%3 == 1 {
+			long = kitLogUniform(r, n+1, long)
+		}
+		for k := range long - n {
+			st.Global = append(st.Global, kitWideG+int64(k))
+		}
+	}
+}
+
+// kitWideG names the first of the Gs kitWiden adds to a global queue.
+const kitWideG = 2_000_000
+
+// kitLogUniform draws from lo..hi, log-uniformly.
+func kitLogUniform(r *rand.Rand, lo, hi int) int {
+	if lo >= hi {
+		return hi
+	}
+	f := r.Float64()
+	return min(hi, int(math.Exp(math.Log(float64(lo))+f*(math.Log(float64(hi)+1)-math.Log(float64(lo))))))
+}
+
 // kitDiffLoop is kitDiff for a lesson whose state is its own (S, not
-// kitState): run says where the learner's and the reference's runs of a
+// kitState; widened where S has a method widened(r, ops, i) S): run says where the learner's and the reference's runs of a
 // state differ ("" if nowhere) and whether the learner's hung; shrink makes
 // a failing state smaller; name names an operation. A state whose run hung
 // is reported as it is: shrinking would wait for the hang again and again.
@@ -571,8 +732,19 @@ func kitDiffLoop[S fmt.Stringer](t *testing.T, lesson, file, clock string, n int
 		hung = hung || h
 		return diff != "" && !hung
 	}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		st, ops := gen(rand.New(rand.NewPCG(seed, 0x6b617461)))
+	for seed := uint64(1); seed <= uint64(n+kitWideStates(n)); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6b617461))
+		st, ops := gen(r)
+		if seed > uint64(n) {
+			// Widened states (kitWiden), where the lesson's state has them.
+			wide, ok := any(st).(interface {
+				widened(*rand.Rand, []kitOp, int) S
+			})
+			if !ok {
+				break
+			}
+			st = wide.widened(r, ops, int(seed)-n-1)
+		}
 		diff, h := run(st, ops, pools)
 		if diff == "" {
 			continue
@@ -626,7 +798,8 @@ func kitEvents(evs []Event) string {
 // batches. It tries each change in turn and keeps those that still fail,
 // until none does (or it has tried enough).
 func kitShrink(st kitState, ops []kitOp, fails func(kitState, []kitOp) bool) (kitState, []kitOp) {
-	for tries := 0; tries < 2000; {
+	deadline := time.Now().Add(kitShrinkTime)
+	for tries := 0; tries < 2000 && time.Now().Before(deadline); {
 		progress := false
 		for _, c := range kitShrinkSteps(st, ops) {
 			tries++
@@ -641,6 +814,11 @@ func kitShrink(st kitState, ops []kitOp, fails func(kitState, []kitOp) bool) (ki
 	}
 	return st, ops
 }
+
+// kitShrinkTime bounds a shrinking: the failure is found already, and a
+// widened state's worlds (kitWiden) take milliseconds each to build, many
+// more under the race detector; what is shown is as small as it got.
+const kitShrinkTime = 3 * time.Second
 
 type kitCandidate struct {
 	st  kitState
@@ -658,6 +836,19 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 		}
 		c.Global = slices.Clone(st.Global)
 		return c
+	}
+	// First the steps that make the world smaller, fewer Ps and Gs to
+	// build: a widened state (kitWiden) costs a thousand small ones.
+	var big []kitCandidate
+	for _, idle := range kitFewer(st.Idle) {
+		c := clone()
+		c.Idle = idle
+		big = append(big, kitCandidate{c, ops})
+	}
+	for _, n := range kitFewer(len(st.Global)) {
+		c := clone()
+		c.Global = c.Global[:n]
+		big = append(big, kitCandidate{c, ops})
 	}
 	for i := range ops {
 		if len(ops) > 1 {
@@ -709,12 +900,22 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 			}
 		}
 	}
-	if n := len(st.Global); n > 0 {
-		for _, keep := range [][2]int{{0, 0}, {0, n / 2}, {0, n - 1}} {
-			c := clone()
-			c.Global = c.Global[keep[0]:keep[1]]
-			out = append(out, kitCandidate{c, ops})
+	return append(big, out...)
+}
+
+// kitFewer lists the smaller counts to try instead of n, from 0 up: 0,
+// n/2, n-n/4, n-n/8... n-1, so that a count the failure needs above some
+// threshold (a widened state's thousands of Gs) is found in a few steps
+// each, not one step down at a time.
+func kitFewer(n int) []int {
+	var out []int
+	for cut := n; cut > 0; cut /= 2 {
+		if k := n - cut; len(out) == 0 || k > out[len(out)-1] {
+			out = append(out, k)
 		}
+	}
+	if n > 0 && out[len(out)-1] != n-1 {
+		out = append(out, n-1)
 	}
 	return out
 }

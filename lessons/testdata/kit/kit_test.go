@@ -22,7 +22,7 @@ func kitSched(procs int, cfg Config) *schedt {
 	// Made with more Ps, then GOMAXPROCS(procs): as a program that
 	// changed GOMAXPROCS since New, allp has room past its length (dead
 	// Ps) and cfg.procs is not gomaxprocs (kitResized).
-	cfg.Procs = procs + kitResized(cfg.Seed, procs)
+	cfg.Procs = min(procs+kitResized(cfg.Seed, procs), maxProcs)
 	sched := &schedt{done: make(chan struct{})}
 	sched.cfg = cfg.normalize()
 	sched.trace = cfg.Trace
@@ -37,7 +37,7 @@ func kitSched(procs int, cfg Config) *schedt {
 	kitGOMAXPROCS(sched, int32(procs))
 	kitUsedRand(sched)
 	kitRanBefore(sched)
-	kitLivedFree(sched)
+	kitLivedFree(sched, len(sched.allp))
 	return sched
 }
 
@@ -136,10 +136,15 @@ func kitGOMAXPROCS(sched *schedt, procs int32) {
 // thirty-first red team's procresize ignored a P's old M, put a destroyed
 // P's Gs at the global queue's tail and reset the survivors' random
 // sources, each only when the free lists held 8 Gs or more.
-func kitLivedFree(sched *schedt) {
+//
+// Only the first busy Ps are given dead Gs (all of them, from kitSched): a
+// differential's widened state (kitWiden) has up to maxProcs Ps, most of
+// them idle since they were made, as on a big machine that has never had
+// work for them all, and their free lists empty.
+func kitLivedFree(sched *schedt, busy int) {
 	seed := sched.cfg.seed
 	var dead []*g
-	for _, pp := range sched.allp {
+	for _, pp := range sched.allp[:min(busy, len(sched.allp))] {
 		for k := range kitMix(seed, 300+uint64(pp.id)) % 41 {
 			gp := kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<32+uint64(pp.id)<<12+k)))
 			pp.gFree.push(gp)

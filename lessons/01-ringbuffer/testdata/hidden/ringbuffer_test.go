@@ -158,36 +158,22 @@ func TestL01PutBatch(t *testing.T) {
 func TestL01GrabOlderHalf(t *testing.T) {
 	// One pair of Ps for every size: each round leaves the victim's ring
 	// empty, with its head and tail wherever the last round left them.
-	sched := kitSched(2, Config{})
-	victim, thief := sched.allp[0], sched.allp[1]
-	for n := 0; n <= 256; n++ {
-		gs := kitGs(sched, 1, n)
-		for _, gp := range gs {
-			runqputtail(victim, gp)
+	// On two Ps, then on the last two of maxProcs: a thirty-third red
+	// team's runqgrab took the smaller half from a P numbered 64 or more,
+	// which no world of the tests had.
+	for _, procs := range []int{2, maxProcs} {
+		sched := kitSched(procs, Config{})
+		victim, thief := sched.allp[0], sched.allp[1]
+		if procs > 2 {
+			victim, thief = sched.allp[procs-1], sched.allp[procs-2]
 		}
-		want := n - n/2
-		got := runqgrab(victim, &thief.runq, 0, false)
-		if int(got) != want {
-			t.Fatalf("runqgrab from a ring of %s took %d, want %d (n - n/2: half, rounded up)"+kitHint(l01), kitCount(int(n), "G"), got, want)
-		}
-		for i := 0; i < want; i++ {
-			if g := kitRawSlot(&thief.runq[i]).Load(); g != gs[i] {
-				t.Fatalf("runqgrab from a ring of %d: batch[%d] = %s, want %s: thieves take the oldest Gs, from the head", n, i, kitID(g), kitID(gs[i]))
-			}
-		}
-		if left := victim.runqtail.Load() - victim.runqhead.Load(); int(left) != n-want {
-			t.Fatalf("after runqgrab of %d from %d, the victim holds %d, want %d: advance the head by exactly what you took", want, n, left, n-want)
-		}
-		for i := want; i < n; i++ {
-			if g := runqgethead(victim); g != gs[i] {
-				t.Fatalf("after a grab, the victim's next G is %s, want %s", kitID(g), kitID(gs[i]))
-			}
-		}
+		l01GrabEverySize(t, sched, thief, victim)
 	}
 
 	// batchHead and wrap-around in the batch ring.
-	sched = kitSched(2, Config{})
-	victim, thief = sched.allp[0], sched.allp[1]
+	sched := kitSched(2, Config{})
+	victim, thief := sched.allp[0], sched.allp[1]
+
 	gs := kitGs(sched, 1, 10)
 	for _, gp := range gs {
 		runqputtail(victim, gp)
@@ -328,6 +314,37 @@ func l01grabInconsistentRead(t *testing.T) {
 		}
 		if got := victim.runqhead.Load(); got != at+head+want {
 			t.Fatalf("after runqgrab took %s from head %d, the victim's head is %d, want %d", kitCount(int(want), "G"), at+head, got, at+head+want)
+		}
+	}
+}
+
+// l01GrabEverySize fills victim's ring with 0 to 256 Gs, one size after
+// another, and has thief grab from it: each time the oldest half, rounded
+// up, in order, the rest left on the victim.
+func l01GrabEverySize(t *testing.T, sched *schedt, thief, victim *p) {
+	t.Helper()
+	for n := 0; n <= 256; n++ {
+		gs := kitGs(sched, 1, n)
+		for _, gp := range gs {
+			runqputtail(victim, gp)
+		}
+		want := n - n/2
+		got := runqgrab(victim, &thief.runq, 0, false)
+		if int(got) != want {
+			t.Fatalf("runqgrab from a ring of %s (P%d, %s in all) took %d, want %d (n - n/2: half, rounded up)"+kitHint(l01), kitCount(int(n), "G"), victim.id, kitCount(len(sched.allp), "P"), got, want)
+		}
+		for i := 0; i < want; i++ {
+			if g := kitRawSlot(&thief.runq[i]).Load(); g != gs[i] {
+				t.Fatalf("runqgrab from a ring of %d: batch[%d] = %s, want %s: thieves take the oldest Gs, from the head", n, i, kitID(g), kitID(gs[i]))
+			}
+		}
+		if left := victim.runqtail.Load() - victim.runqhead.Load(); int(left) != n-want {
+			t.Fatalf("after runqgrab of %d from %d, the victim holds %d, want %d: advance the head by exactly what you took", want, n, left, n-want)
+		}
+		for i := want; i < n; i++ {
+			if g := runqgethead(victim); g != gs[i] {
+				t.Fatalf("after a grab, the victim's next G is %s, want %s", kitID(g), kitID(gs[i]))
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -43,7 +44,8 @@ func TestL04Differential(t *testing.T) {
 	made := 0
 	gen := func(r *rand.Rand) (kitState, []kitOp) {
 		made++
-		st, ops := l04dGen(r, made > l04dStates)
+		// The widened states after them (kitWiden) are of every family.
+		st, ops := l04dGen(r, made > l04dStates && made <= l04dStates+l04dLagStates)
 		st.Observe = func(w *kitWorld, o *kitObs) { l04dObserve(sides, w, o) }
 		return st, ops
 	}
@@ -380,25 +382,33 @@ func l04dObserve(sides map[*kitWorld]*l04dSide, w *kitWorld, o *kitObs) {
 	if mp.p != nil {
 		where = fmt.Sprintf("holds P%d", mp.p.id)
 	}
+	listed := map[*m]bool{}
+	for y := sched.midle; y != nil && len(listed) <= len(s.idle)+1; y = y.schedlink {
+		listed[y] = true
+	}
 	onIdle := func(x *m) string {
-		for y := sched.midle; y != nil; y = y.schedlink {
-			if y == x {
-				return "on the idle M list"
-			}
+		if listed[x] {
+			return "on the idle M list"
 		}
 		return "not on the idle M list"
 	}
 	o.addf("the M under test", "%s, spinning=%v, %s", where, mp.spinning, onIdle(mp))
+	var waiting []string // on the list, no P handed: told together
 	for _, x := range s.idle {
+		if listed[x] && x.nextp == nil {
+			waiting = append(waiting, strconv.FormatInt(x.id, 10))
+			continue
+		}
 		handed := "no P handed to it"
 		if x.nextp != nil {
 			handed = fmt.Sprintf("handed P%d (nextp), spinning=%v", x.nextp.id, x.spinning)
 		}
 		o.addf(fmt.Sprintf("idle M %d", x.id), "%s, %s", onIdle(x), handed)
 	}
+	o.addf("the idle Ms still waiting (on the idle M list, no P handed)", "%s", strings.Join(waiting, " "))
 	var draws []string
 	for i, pp := range w.ps {
-		if i < len(s.rand0) {
+		if i < len(s.rand0) && !(w.pristine(pp) && pp.rand.state == s.rand0[i]) {
 			draws = append(draws, fmt.Sprintf("P%d %d", i, l04sDraws(s.rand0[i], pp.rand.state)))
 		}
 	}

@@ -243,20 +243,24 @@ func TestL04GlobalBatch(t *testing.T) {
 }
 
 func TestL04Fairness61(t *testing.T) {
+	// On two Ps, and on maxProcs: a thirty-third red team's findRunnable
+	// skipped the check past 64 Ps, which no world of the tests had.
 	for _, c := range []struct {
 		tick   uint32
 		global bool
+		procs  int
 	}{
-		{0, true}, {61, true}, {122, true}, {61 * 7, true},
-		{1, false}, {60, false}, {62, false}, {121, false}, {61*7 + 1, false},
+		{0, true, 2}, {61, true, 2}, {122, true, 2}, {61 * 7, true, 2},
+		{1, false, 2}, {60, false, 2}, {62, false, 2}, {121, false, 2}, {61*7 + 1, false, 2},
+		{61, true, maxProcs}, {61 * 3, true, maxProcs}, {62, false, maxProcs},
 	} {
-		sched, _ := l04sched(2, 0)
+		sched, _ := l04sched(c.procs, 0)
 		mp := l04m(sched, 0)
 		pp := mp.p
 		pp.schedtick.Store(c.tick)
 		runqputtail(pp, kitG(sched, 1))
 		l04globput(sched, kitG(sched, 100), kitG(sched, 101))
-		setup := fmt.Sprintf("P0's ring holds G 1, the global queue G 100 and G 101, P0's schedtick = %d", c.tick)
+		setup := fmt.Sprintf("%d Ps; P0's ring holds G 1, the global queue G 100 and G 101, P0's schedtick = %d", c.procs, c.tick)
 
 		gp, _, parked := l04find(t, mp)
 		if parked {

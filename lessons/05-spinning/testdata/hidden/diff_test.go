@@ -60,6 +60,9 @@ func (st l05dState) String() string {
 		}
 		b.WriteString("; ")
 	}
+	if st.kit.Idle > 0 {
+		fmt.Fprintf(&b, "P%d..P%d idle; ", len(st.kit.Ps), len(st.kit.Ps)+st.kit.Idle-1)
+	}
 	var spinning []string
 	for k, id := range l05dActorIDs(st.kit) {
 		if st.Spinning[k] {
@@ -78,6 +81,12 @@ func (st l05dState) String() string {
 		b.WriteString("; Config{Debug: true}")
 	}
 	return b.String()
+}
+
+// widened is st on a big machine (kitWiden): up to maxProcs Ps.
+func (st l05dState) widened(r *rand.Rand, ops []kitOp, i int) l05dState {
+	kitWiden(r, &st.kit, ops, i)
+	return st
 }
 
 // l05dActorIDs lists the IDs of a state's acting Ms: the M of each running
@@ -362,7 +371,8 @@ func l05dValid(st l05dState) bool {
 // Gs, a busy P made idle, fewer operations), then this lesson's (no other
 // spinners, no needspinning, an acting M not spinning, no trace).
 func l05dShrink(st l05dState, ops []kitOp, fails func(l05dState, []kitOp) bool) (l05dState, []kitOp) {
-	for tries := 0; tries < 1000; {
+	deadline := time.Now().Add(kitShrinkTime)
+	for tries := 0; tries < 1000 && time.Now().Before(deadline); {
 		progress := false
 		var cands []l05dState
 		var candOps [][]kitOp

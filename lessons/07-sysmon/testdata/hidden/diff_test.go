@@ -60,6 +60,25 @@ type l07dState struct {
 	Timer      int   // the next timer: l07timers[Timer]
 	WakeAfter  int   // how far the clock moves on in each of sysmon's deep sleeps (l07steps), before a wake-up ends it
 	NilSlot    bool  // allp ends in a nil slot, as while procresize grows it
+	// Shift moves every time of the world on (the clock, the Ps' last
+	// sightings, the timer, lastpoll): t0 is l07t0+Shift. 0 in the states
+	// l07dGen makes; a widened state's program has run for long.
+	Shift int64
+}
+
+// widened is st in a program that has run for long: its clock's t0 at
+// 2^62ns (146 years) in every second widened state, else log-uniform from
+// 1s to that. Every state l07dGen makes starts its clock at 1s: a
+// thirty-third red team's sysmon retook a P in a system call whatever the
+// spinning Ms and idle Ps, only once the clock passed 10 hours. Its Ps
+// stay as they are (each has sysmon's own past, l07dP).
+func (st l07dState) widened(r *rand.Rand, _ []kitOp, i int) l07dState {
+	t0 := int64(1) << 62
+	if i%2 == 1 {
+		t0 = int64(kitLogUniform(r, int(l07t0), 1<<62))
+	}
+	st.Shift = t0 - l07t0
+	return st
 }
 
 func (st l07dState) String() string {
@@ -101,6 +120,9 @@ func (st l07dState) String() string {
 	if st.Timer > 0 {
 		fmt.Fprintf(&b, "; the next timer at %s", l07dAt(l07timers[st.Timer]))
 	}
+	if st.Shift != 0 {
+		fmt.Fprintf(&b, "; in this state t0 is not 1s but %s on the clock (%dns: a program that has run that long), every time above counted from it", time.Duration(l07t0+st.Shift), l07t0+st.Shift)
+	}
 	if st.WakeAfter > 0 {
 		fmt.Fprintf(&b, "; the clock moves on %s in each of sysmon's deep sleeps", time.Duration(l07steps[st.WakeAfter]))
 	}
@@ -135,6 +157,7 @@ func l07dSeen(d l07dP) string {
 type l07dWorld struct {
 	*kitWorld
 	now       int64
+	shift     int64       // l07dState.Shift: times are shown as they would be without it
 	ms        l07ms       // idle Ms, for handoffp's startm
 	curgs     []*g        // the G each P's M ran when built, by P (nil: none)
 	mps       []*m        // the M each running P, or P in a system call, had when built
@@ -169,7 +192,7 @@ func l07dCall(w *l07dWorld, f func() string) (s, panicked string) {
 }
 
 func l07dBuild(st l07dState, pools *[2]map[int64]*g, i int) *l07dWorld {
-	w := &l07dWorld{kitWorld: kitBuild(st.kit, pools[i]), now: l07t0}
+	w := &l07dWorld{kitWorld: kitBuild(st.kit, pools[i]), now: l07t0 + st.Shift, shift: st.Shift}
 	sched := w.sched
 	if !st.kit.Trace {
 		sched.trace = nil
@@ -186,8 +209,8 @@ func l07dBuild(st l07dState, pools *[2]map[int64]*g, i int) *l07dWorld {
 		if d.SyscallSeen {
 			pd.syscalltick = d.Syscalltick
 		}
-		pd.schedwhen = l07t0 - l07steps[d.SchedAge]
-		pd.syscallwhen = l07t0 - l07steps[d.SyscallAge]
+		pd.schedwhen = l07t0 + st.Shift - l07steps[d.SchedAge]
+		pd.syscallwhen = l07t0 + st.Shift - l07steps[d.SyscallAge]
 		mp := pp.m.Load()
 		var gp *g
 		if mp != nil {
@@ -212,7 +235,12 @@ func l07dBuild(st l07dState, pools *[2]map[int64]*g, i int) *l07dWorld {
 		sched.gcwaiting.Store(true)
 		sched.stopwait = st.Stopwait
 	}
-	sched.timer0When.Store(l07timers[st.Timer])
+	if when := l07timers[st.Timer]; when != 0 {
+		sched.timer0When.Store(when + st.Shift)
+	}
+	if last := sched.lastpoll.Load(); last != 0 {
+		sched.lastpoll.Store(last + st.Shift)
+	}
 	if st.NilSlot {
 		sched.allp = append(sched.allp, nil)
 	}
@@ -264,7 +292,7 @@ func l07dDo(w *l07dWorld, op kitOp, ref bool) string {
 		} else {
 			n = retake(sched, w.now)
 		}
-		return fmt.Sprintf("%d (at %s)", n, l07dAt(w.now))
+		return fmt.Sprintf("%d (at %s)", n, l07dAt(w.now-w.shift))
 	case "preemptone":
 		if ref {
 			return fmt.Sprint(ref_preemptone(pp))
@@ -423,7 +451,7 @@ func l07dObserve(w *l07dWorld, o *kitObs) {
 		pd := pp.sysmontick
 		o.addf(fmt.Sprintf("P%d's ticks", i), "schedtick=%d syscalltick=%d", pp.schedtick.Load(), pp.syscalltick.Load())
 		o.addf(fmt.Sprintf("P%d's sysmontick", i), "{schedtick=%d schedwhen=%s syscalltick=%d syscallwhen=%s}",
-			pd.schedtick, l07dAt(pd.schedwhen), pd.syscalltick, l07dAt(pd.syscallwhen))
+			pd.schedtick, l07dAt(pd.schedwhen-w.shift), pd.syscalltick, l07dAt(pd.syscallwhen-w.shift))
 		o.addf(fmt.Sprintf("P%d's preempt flag", i), "%v", pp.preempt.Load())
 		mid := "none"
 		if mp := pp.m.Load(); mp != nil {
@@ -527,7 +555,8 @@ func l07dValid(st l07dState) bool {
 // spinning, no stop-the-world, no timer, no nil slot, sysmon's last looks
 // at the P the same as now, ticks 0).
 func l07dShrink(st l07dState, ops []kitOp, fails func(l07dState, []kitOp) bool) (l07dState, []kitOp) {
-	for tries := 0; tries < 1000; {
+	deadline := time.Now().Add(kitShrinkTime)
+	for tries := 0; tries < 1000 && time.Now().Before(deadline); {
 		progress := false
 		var cands []l07dState
 		var candOps [][]kitOp
