@@ -402,14 +402,24 @@ func l02emptyNeverLies(t *testing.T, d time.Duration) {
 // scheduler. sleeps records the Usleep calls.
 func l02victim(t *testing.T, status uint32, next *g, sleeps *[]int64, onSleep func(pp *p)) (*schedt, *p) {
 	t.Helper()
+	return l02victimOf(t, 2, status, next, sleeps, onSleep)
+}
+
+// l02victimOf is l02victim on procs Ps: the victim is P0 of two, else the
+// last P (numbered procs-1).
+func l02victimOf(t *testing.T, procs int, status uint32, next *g, sleeps *[]int64, onSleep func(pp *p)) (*schedt, *p) {
+	t.Helper()
 	var victim *p
-	sched := kitSched(2, Config{Usleep: func(usec int64) {
+	sched := kitSched(procs, Config{Usleep: func(usec int64) {
 		*sleeps = append(*sleeps, usec)
 		if onSleep != nil {
 			onSleep(victim)
 		}
 	}})
 	victim = sched.allp[0]
+	if procs > 2 {
+		victim = sched.allp[procs-1]
+	}
 	if status == _Prunning {
 		mp := &m{sched: sched, id: 1}
 		acquirep(mp, victim)
@@ -427,21 +437,27 @@ func l02victim(t *testing.T, status uint32, next *g, sleeps *[]int64, onSleep fu
 }
 
 func TestL02GrabNext(t *testing.T) {
+	// On two Ps, and from P 1,023 of maxProcs: a thirty-third red team's
+	// runqgrab went wrong only for a victim numbered 64 or more, which no
+	// world of the tests had.
 	for _, tt := range []struct {
 		status    uint32
 		wantSleep []int64
+		procs     int
 	}{
-		{_Prunning, []int64{3}},
-		{_Pidle, nil},
-		{_Psyscall, nil},
-		{_Pgcstop, nil},
+		{_Prunning, []int64{3}, 2},
+		{_Pidle, nil, 2},
+		{_Psyscall, nil, 2},
+		{_Pgcstop, nil, 2},
+		{_Prunning, []int64{3}, maxProcs},
+		{_Psyscall, nil, maxProcs},
 	} {
 		var sleeps []int64
 		next := kitG(nil, 77)
-		_, victim := l02victim(t, tt.status, next, &sleeps, nil)
+		_, victim := l02victimOf(t, tt.procs, tt.status, next, &sleeps, nil)
 		gp, retry := runqgrabnext(victim)
 		if gp != next || retry {
-			t.Fatalf("runqgrabnext of a P in status %s with runnext G 77 returned (%s, retry=%v), want (G 77, false)", pStatusString(tt.status), kitID(gp), retry)
+			t.Fatalf("runqgrabnext of P%d of %d, in status %s with runnext G 77, returned (%s, retry=%v), want (G 77, false)", victim.id, tt.procs, pStatusString(tt.status), kitID(gp), retry)
 		}
 		if victim.runnext.Load() != nil {
 			t.Fatalf("runqgrabnext took G 77 from a P in status %s but its runnext is still %s", pStatusString(tt.status), kitID(victim.runnext.Load()))
