@@ -29,8 +29,9 @@ type Blame struct {
 	Culprits []string `json:"culprits,omitempty"`
 }
 
-// blameLimit bounds one failing test's run under a swap: a swap that does
-// not fix a hang must not cost the hang's whole limit, once per function.
+// blameLimit bounds one failing test's run under a swap, with a quarter of
+// the test's own limit: a swap that does not fix a hang must not cost the
+// hang's whole limit, once per function.
 const blameLimit = 3 * time.Second
 
 // Blame runs res's failing tests again, once per function of lesson l's
@@ -54,9 +55,12 @@ func (c *Checker) Blame(ctx context.Context, l *lessons.Lesson, files map[string
 	}
 	for _, t := range l.Tests {
 		if _, failed := elapsed[t.Name]; failed {
-			// The test's own time, a few times over, is plenty for a swap
-			// that fixes it; a hang stops at blameLimit.
-			t.Timeout = min(t.Timeout, max(blameLimit, time.Duration(3*elapsed[t.Name]*float64(time.Second))))
+			// The test's own time, a few times over, or a quarter of its
+			// limit, is plenty for a swap that fixes it (a test that failed
+			// at its first wrong answer, as a differential test does, runs
+			// all of its cases when it passes: lesson 06's, 0.04 s failing,
+			// took over 3 s passing on a loaded machine); a hang stops there.
+			t.Timeout = min(t.Timeout, max(blameLimit, t.Timeout/4, time.Duration(3*elapsed[t.Name]*float64(time.Second))))
 			lc.Tests = append(lc.Tests, t)
 		}
 	}
