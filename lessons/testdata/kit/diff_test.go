@@ -662,7 +662,7 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 
 // kitWideStates is how many widened states a differential of n states
 // runs after them (kitWiden).
-func kitWideStates(n int) int { return max(8, n/8) }
+func kitWideStates(n int) int { return max(4, n/20) }
 
 // kitWiden makes a generated state and its operations one of a big machine
 // and a long-lived program: the i-th widened state of a test. The states a
@@ -671,19 +671,23 @@ func kitWideStates(n int) int { return max(8, n/8) }
 // (lessons 04, 05, 08) or 6,000 Gs on the global queue (lesson 03), which
 // no state reached. Where the reference is the oracle, a state anywhere in
 // the scheduler's range is as good a question as a small one, so the
-// widened states reach its corners and draw between them:
-//   - more Ps, idle, their rings empty, after the state's own: GOMAXPROCS
-//     maxProcs in every second state, else log-uniform up to it; a resize
-//     (procresize) to as many;
-//   - Gs more at the tail of a global queue that has some: up to 2^15 in
-//     every third state, log-uniform up to that in the next, none in the
-//     third.
+// widened states reach its corner and draw below it:
+//   - every fourth (the first included): maxProcs Ps, the state's own and
+//     idle ones after them, a resize (procresize) to as many, and 2^15 Gs
+//     on a global queue that has some;
+//   - the others: a log-uniform number of Ps up to maxProcs, a resize to
+//     as many, and, in every second of them, a log-uniform number of Gs up
+//     to 2^15 on a global queue that has some.
 //
 // A mistake a file takes only beyond maxProcs Ps cannot be taken; one it
-// takes only beyond 2^15 Gs on the global queue is not looked for.
+// takes only beyond 2^15 Gs on the global queue is not looked for. The
+// corner is every fourth state, not every one: a world of maxProcs Ps
+// costs some hundred small ones to build and compare under the race
+// detector, and the course's own runs grade every hidden test many times.
 func kitWiden(r *rand.Rand, st *kitState, ops []kitOp, i int) {
+	corner := i%4 == 0
 	procs := func() int {
-		if i%2 == 0 {
+		if corner {
 			return maxProcs
 		}
 		return kitLogUniform(r, len(st.Ps)+1, maxProcs)
@@ -694,9 +698,9 @@ func kitWiden(r *rand.Rand, st *kitState, ops []kitOp, i int) {
 			ops[k].K = procs()
 		}
 	}
-	if n := len(st.Global); n > 0 && i%3 < 2 {
+	if n := len(st.Global); n > 0 && i%2 == 0 {
 		long := 1 << 15
-		if i%3 == 1 {
+		if !corner {
 			long = kitLogUniform(r, n+1, long)
 		}
 		for k := range long - n {
