@@ -46,6 +46,7 @@ func TestProcessesJudgeEachAlone(t *testing.T) {
 	}
 	t.Parallel() // a copy of the shared checker, or the checker itself (safe for concurrent use); it mostly builds and waits on runs
 	c := withoutVet(sharedChecker(t))
+	c.opts.NoRace = true // processes and crashes are the point, not races (33 s of go test ./... under the race detector, 20 s without)
 	l := lesson(t, "06")
 	// Six of its tests: some call ready, some do not.
 	run := regexp.MustCompile(`^TestL06(UnlockfRunsAfterPark|DeclinedParkRunsAgain|ReadyRunnext|ReadyNotWaitingPanics|UnlockfRunsOnTheM|ParkWithoutUnlockf)$`)

@@ -51,19 +51,24 @@ var (
 	checkMode        *Checker
 )
 
-// TestVerify is the course's self-check (kata verify), as kata grade
-// grades, every test under the race detector (CI's mutation run, kata
-// verify --mutate --as-check, kills the machine-made mutants as kata check
-// grades: both ways are checked): for every lesson, the reference gets
-// full marks, the skeleton zero, every mutant fails and every alternate
-// passes. Run one lesson with -run 'TestVerify/02-runnext'.
-// Under -short only the reference and the skeleton are graded. Without
-// KATA_LONG=1 (package longtest) the alternates are not graded here, each
-// alone in its lesson: TestCapstoneAcceptsAlternates (package lessons/all)
-// grades every one of them in the capstone, every lesson's tests on them
-// all together, and each alone when a round loses points.
+// TestVerify is the course's self-check (kata verify): for every lesson,
+// the reference gets full marks, the skeleton zero, every mutant fails and
+// every alternate passes. Run one lesson with -run 'TestVerify/02-runnext'.
+// With KATA_LONG=1 (package longtest: CI) it grades as kata grade grades,
+// every test under the race detector, and grades every alternate alone in
+// its lesson; without, as kata check grades (the serial tests without the
+// race detector, which finds nothing in them), and the
+// alternates are left to TestCapstoneAcceptsAlternates (package
+// lessons/all), which grades every one of them in the capstone, every
+// lesson's tests on them all together, and each alone when a round loses
+// points. CI's mutation run (kata verify --mutate --as-check) grades the
+// machine-made mutants as kata check does: both ways are checked.
+// Under -short only the reference and the skeleton are graded.
 func TestVerify(t *testing.T) {
 	c := sharedChecker(t)
+	if !longtest.Enabled() {
+		c = checkChecker(t)
+	}
 	verify := c.Verify
 	if *updateHints {
 		verify = c.VerifyWithoutHints

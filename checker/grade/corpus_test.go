@@ -113,6 +113,7 @@ func hostiles() []hostile {
 		hostilesState(),
 		hostilesTellTheTests(),
 		hostilesOutOfSight(),
+		hostilesCopiesAndWords(),
 	)
 }
 
@@ -785,9 +786,8 @@ func runqputtail(pp *p, gp *g) {`))
 }
 
 // hostilesOutOfSight share memory where the controlled scheduler does not
-// look (a G's goid, a generic's conversion, a method expression, a copy,
-// a func field) or watch for other threads (a held lock, npidle); and one
-// prints kata's words.
+// look (a G's goid, a generic's conversion, a method expression) or watch
+// for other threads (a held lock, npidle).
 func hostilesOutOfSight() []hostile {
 	return []hostile{
 		{name: "counts-threads-in-a-goid", lesson: "01-ringbuffer", short: true,
@@ -861,6 +861,14 @@ func hostilesOutOfSight() []hostile {
 `))
 			},
 			want: failsOneOf("TestL05WakepInterleavings", "TestL05Explore")},
+	}
+}
+
+// hostilesCopiesAndWords keep state in a copy of a slot or in a func
+// field, where the controlled scheduler does not look; and one prints
+// kata's words.
+func hostilesCopiesAndWords() []hostile {
+	return []hostile{
 		{name: "copies-a-slot-in-a-range", lesson: "01-ringbuffer", short: true,
 			files: func(t testing.TB) map[string][]byte {
 				// A twenty-first red team's: a range value over a slice of
