@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gmp-kata/gmp-kata/checker/report"
 	"github.com/gmp-kata/gmp-kata/lessons"
 )
 
@@ -98,7 +100,7 @@ func BenchmarkGradeClass(b *testing.B) {
 	}
 	for range b.N {
 		cache := b.TempDir()
-		grade := func() (Stats, time.Duration) {
+		grade := func() (*report.Report, Stats, time.Duration) {
 			start := time.Now()
 			g, err := New(Options{CacheDir: cache, Jobs: jobs})
 			if err != nil {
@@ -111,14 +113,15 @@ func BenchmarkGradeClass(b *testing.B) {
 			if len(subs) != 30 {
 				b.Fatalf("%d submissions, want 30", len(subs))
 			}
-			_, stats, err := g.Grade(context.Background(), subs, nil)
+			rep, stats, err := g.Grade(context.Background(), subs, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			return stats, time.Since(start)
+			return rep, stats, time.Since(start)
 		}
-		first, firstTime := grade()
-		again, againTime := grade()
+		rep, first, firstTime := grade()
+		fullMarksForTheCorrect(b, rep)
+		_, again, againTime := grade()
 		b.Logf("first: %s (%s with setup)", first, firstTime.Round(time.Second))
 		b.Logf("again: %s (%s with setup)", again, againTime.Round(time.Millisecond))
 		if again.Runs != 0 {
@@ -128,5 +131,30 @@ func BenchmarkGradeClass(b *testing.B) {
 		b.ReportMetric(againTime.Seconds(), "regrade-s")
 		b.ReportMetric(float64(first.Runs), "runs")
 		b.ReportMetric(float64(jobs), "jobs")
+	}
+}
+
+// fullMarksForTheCorrect checks the class's correct submissions scored
+// full marks in every lesson: graded as kata grade grades (every test
+// under the race detector, one process at a time, the lesson's budget),
+// the reference's files and, across the three correct-alt students, every
+// lesson's alternates, which the self-check of go test ./... grades as
+// kata check does.
+func fullMarksForTheCorrect(b *testing.B, rep *report.Report) {
+	b.Helper()
+	correct := 0
+	for _, st := range rep.Students {
+		if !strings.HasPrefix(st.Name, "correct-") {
+			continue
+		}
+		correct++
+		for _, l := range st.Lessons {
+			if l.Score != l.MaxScore {
+				b.Errorf("%s: %s scored %d/%d (%s), want full marks", st.Name, l.ID, l.Score, l.MaxScore, l.Status)
+			}
+		}
+	}
+	if correct != 6 {
+		b.Errorf("%d correct submissions in the report, want 6", correct)
 	}
 }
