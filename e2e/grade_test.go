@@ -97,7 +97,10 @@ func TestGradeKilledAndResumed(t *testing.T) {
 	// carol's file is vetted, then fails to compile).
 	// Without the race detector: what is tested is the kill and the resume,
 	// and each grading of alice's file under it took 20 s.
-	args := []string{"--jobs", "1", "--no-race", "--lessons", "03", "--format", "csv", "--out", "grades.csv", class}
+	argsTo := func(out string) []string {
+		return []string{"--jobs", "1", "--no-race", "--lessons", "03", "--format", "csv", "--out", out, class}
+	}
+	args := argsTo("grades.csv")
 
 	killed := gradeCmd(bin, cache, tmp, work, args...)
 	require.NoError(t, killed.Start())
@@ -129,7 +132,7 @@ func TestGradeKilledAndResumed(t *testing.T) {
 	assert.Contains(t, stderr.String(), " from the cache")
 	assert.Regexp(t, `lesson grades: \d+ run, `+strconv.Itoa(kept)+` from the cache`, stderr.String(), "the grades finished before the kill are not redone")
 
-	fresh := gradeCmd(bin, t.TempDir(), tmp, work, "--jobs", "1", "--no-race", "--lessons", "03", "--format", "csv", "--out", "fresh.csv", class)
+	fresh := gradeCmd(bin, t.TempDir(), tmp, work, argsTo("fresh.csv")...)
 	var freshErr bytes.Buffer
 	fresh.Stderr = &freshErr
 	assert.Equal(t, 1, exitOf(t, fresh.Run()), freshErr.String())
