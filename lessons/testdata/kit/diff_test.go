@@ -48,6 +48,14 @@ type kitState struct {
 	// Idle Ps more, after those of Ps: idle, their rings empty, as on a
 	// big machine (kitWiden). 0 in a state as a lesson generates it.
 	Idle int
+	// Base idle Ps more, before those of Ps: the state's Ps are numbered
+	// Base, Base+1... and the operations name them so (kitHigh, where
+	// HighIDs is set). 0 in a state as a lesson generates it.
+	Base int
+	// HighIDs says the lesson's operations name Ps only by kitOp.P and
+	// kitOp.Q, and nothing else of it takes the state's Ps to be the
+	// first: kitDiff may then number them high (kitHigh).
+	HighIDs bool
 	// Observe, if set, adds what a lesson's test compares beyond the
 	// kit's observables.
 	Observe func(w *kitWorld, o *kitObs)
@@ -89,12 +97,15 @@ func kitGList(gs []*g) string {
 // String describes the state as a learner reads it.
 func (st kitState) String() string {
 	var b strings.Builder
+	if st.Base > 0 {
+		fmt.Fprintf(&b, "P0..P%d idle, their rings empty; ", st.Base-1)
+	}
 	for i, ps := range st.Ps {
 		ring := make([]string, len(ps.Ring))
 		for j, id := range ps.Ring {
 			ring[j] = fmt.Sprintf("G %d", id)
 		}
-		fmt.Fprintf(&b, "P%d's ring holds [%s], runqhead=%d runqtail=%d", i, strings.Join(ring, " "), ps.Head, ps.Head+uint32(len(ps.Ring)))
+		fmt.Fprintf(&b, "P%d's ring holds [%s], runqhead=%d runqtail=%d", st.Base+i, strings.Join(ring, " "), ps.Head, ps.Head+uint32(len(ps.Ring)))
 		if ps.Next != 0 {
 			fmt.Fprintf(&b, ", runnext G %d", ps.Next)
 		}
@@ -107,8 +118,10 @@ func (st kitState) String() string {
 		}
 		b.WriteString("; ")
 	}
-	if st.Idle > 0 {
-		fmt.Fprintf(&b, "P%d..P%d idle, their rings empty (GOMAXPROCS=%d); ", len(st.Ps), len(st.Ps)+st.Idle-1, len(st.Ps)+st.Idle)
+	if n := st.Base + len(st.Ps); st.Idle > 0 {
+		fmt.Fprintf(&b, "P%d..P%d idle, their rings empty (GOMAXPROCS=%d); ", n, n+st.Idle-1, n+st.Idle)
+	} else if st.Base > 0 {
+		fmt.Fprintf(&b, "GOMAXPROCS=%d; ", n)
 	}
 	fmt.Fprintf(&b, "the global queue holds %s", kitCount(int(len(st.Global)), "G"))
 	if len(st.Global) > 0 {
@@ -144,10 +157,9 @@ type kitWorld struct {
 	ids     *rand.Rand                   // draws the Gs' IDs (name)
 	idBase  int64                        // name's first ID, if it numbers the Gs in a row; 0: spread
 	names   map[int64]int64              // the name of the G of each ID, for the trace
-	// own is how many Ps the state describes one by one; the kitState's
-	// Idle Ps after them are observed together (observeIdle), as they
-	// were built: their counters then, by ID.
-	own        int
+	// idleCounts are the counters, by ID, of the Ps the state does not
+	// describe one by one (its Base and Idle Ps), as they were built: the
+	// observers describe those together while they stay so (pristine).
 	idleCounts map[int32][2]uint32
 }
 
@@ -231,7 +243,7 @@ func (w *kitWorld) newG() *g {
 func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	w := &kitWorld{gs: map[int64]*g{}, pool: pool, trace: st.Trace, extra: st.Observe,
 		ids: rand.New(rand.NewPCG(st.Seed, 0x67696473)), names: map[int64]int64{}}
-	procs := len(st.Ps) + st.Idle
+	procs := st.Base + len(st.Ps) + st.Idle
 	cfg := Config{Procs: procs, Seed: st.Seed, RandomizeScheduler: st.Randomize, NoSysmon: st.NoSysmon, Debug: st.Debug,
 		Nanotime: func() int64 { return 1e9 }, Usleep: func(us int64) { w.usleeps = append(w.usleeps, us) },
 		Trace: func(ev Event) {
@@ -248,15 +260,16 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	}
 	defer func() { w.tracing = true }()
 	for i, ps := range st.Ps {
-		pp := w.sched.allp[i]
+		id := st.Base + i
+		pp := w.sched.allp[id]
 		if ps.Running {
-			kitRunningP(w.sched, int32(i))
-			w.name(pp.m.Load().curg.Load(), 1000000+int64(i))
+			kitRunningP(w.sched, int32(id))
+			w.name(pp.m.Load().curg.Load(), 1000000+int64(id))
 		} else if ps.Syscall {
-			kitTakeP(w.sched, int32(i))
+			kitTakeP(w.sched, int32(id))
 			pp.status.Store(_Psyscall)
 		}
-		stale := w.g(kitStale(i))
+		stale := w.g(kitStale(id))
 		for s := range pp.runq {
 			kitPlainStore(&pp.runq[s], stale)
 		}
@@ -272,13 +285,14 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	for _, id := range st.Global {
 		w.sched.runq.pushBack(w.g(id))
 	}
-	kitLivedFree(w.sched, len(st.Ps))
+	kitLivedFree(w.sched, w.sched.allp[st.Base:st.Base+len(st.Ps)])
 	w.ps = slices.Clone(w.sched.allp)
-	w.own = len(st.Ps)
-	if st.Idle > 0 {
+	if st.Base > 0 || st.Idle > 0 {
 		w.idleCounts = map[int32][2]uint32{}
-		for _, pp := range w.ps[w.own:] {
-			w.idleCounts[pp.id] = [2]uint32{pp.runqhead.Load(), pp.runqtail.Load()}
+		for i, pp := range w.ps {
+			if i < st.Base || i >= st.Base+len(st.Ps) {
+				w.idleCounts[pp.id] = [2]uint32{pp.runqhead.Load(), pp.runqtail.Load()}
+			}
 		}
 	}
 	return w
@@ -636,10 +650,17 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 	t.Helper()
 	defer kitQuiet()()
 	pools := &[2]map[int64]*g{{}, {}}
-	for seed := uint64(1); seed <= uint64(n+kitWideStates(n)); seed++ {
+	wide := kitWideStates(n)
+	for seed := uint64(1); seed <= uint64(n+wide+kitHighStates(n)); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x6b617461))
 		st, ops := gen(r)
-		if seed > uint64(n) {
+		switch {
+		case seed > uint64(n+wide):
+			if !st.HighIDs {
+				return
+			}
+			kitHigh(r, &st, ops)
+		case seed > uint64(n):
 			kitWiden(r, &st, ops, int(seed)-n-1)
 		}
 		if kitDiffRun(st, ops, do, unordered, pools) == "" {
@@ -706,6 +727,25 @@ func kitWiden(r *rand.Rand, st *kitState, ops []kitOp, i int) {
 		for k := range long - n {
 			st.Global = append(st.Global, kitWideG+int64(k))
 		}
+	}
+}
+
+// kitHighStates is how many states a differential of n states runs after
+// the widened ones where its operations name Ps only by number
+// (kitState.HighIDs): kitHigh's.
+func kitHighStates(n int) int { return n / 5 }
+
+// kitHigh numbers a generated state's Ps high: 64 to 255 idle Ps before
+// them (Base), and up to 3 after; the operations name them so. A
+// thirty-fourth red team's steal went wrong only between a thief and a
+// victim both numbered 64 or more, where the widened states (kitWiden),
+// whose own Ps come first, never put them; one in five states more, of a
+// few hundred Ps each, asks there.
+func kitHigh(r *rand.Rand, st *kitState, ops []kitOp) {
+	st.Base, st.Idle = 64+r.IntN(192), r.IntN(4)
+	for k := range ops {
+		ops[k].P += st.Base
+		ops[k].Q += st.Base
 	}
 }
 

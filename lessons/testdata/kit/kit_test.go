@@ -37,7 +37,7 @@ func kitSched(procs int, cfg Config) *schedt {
 	kitGOMAXPROCS(sched, int32(procs))
 	kitUsedRand(sched)
 	kitRanBefore(sched)
-	kitLivedFree(sched, len(sched.allp))
+	kitLivedFree(sched, sched.allp)
 	return sched
 }
 
@@ -137,14 +137,14 @@ func kitGOMAXPROCS(sched *schedt, procs int32) {
 // P's Gs at the global queue's tail and reset the survivors' random
 // sources, each only when the free lists held 8 Gs or more.
 //
-// Only the first busy Ps are given dead Gs (all of them, from kitSched): a
-// differential's widened state (kitWiden) has up to maxProcs Ps, most of
-// them idle since they were made, as on a big machine that has never had
-// work for them all, and their free lists empty.
-func kitLivedFree(sched *schedt, busy int) {
+// Only the busy Ps are given dead Gs (all of them, from kitSched; a
+// differential's, its state's own): a widened state (kitWiden) has up to
+// maxProcs Ps, most of them idle since they were made, as on a big machine
+// that has never had work for them all, and their free lists empty.
+func kitLivedFree(sched *schedt, busy []*p) {
 	seed := sched.cfg.seed
 	var dead []*g
-	for _, pp := range sched.allp[:min(busy, len(sched.allp))] {
+	for _, pp := range busy {
 		for k := range kitMix(seed, 300+uint64(pp.id)) % 41 {
 			gp := kitDeadG(sched, kitSpreadGoid(kitMix(seed, 1<<32+uint64(pp.id)<<12+k)))
 			pp.gFree.push(gp)

@@ -21,7 +21,7 @@ func TestL01Differential(t *testing.T) {
 // l01GenDiff makes a state of two to four Ps and a few ring operations
 // on P0 and P1.
 func l01GenDiff(r *rand.Rand) (kitState, []kitOp) {
-	st := kitState{Seed: r.Uint64(), MinProcs: 2, Global: kitGenGlobal(r, 5)}
+	st := kitState{Seed: r.Uint64(), MinProcs: 2, Global: kitGenGlobal(r, 5), HighIDs: true}
 	for i := range 2 + r.IntN(3) {
 		st.Ps = append(st.Ps, kitGenP(r, i))
 	}

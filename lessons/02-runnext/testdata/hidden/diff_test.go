@@ -22,7 +22,7 @@ func TestL02Differential(t *testing.T) {
 // l02GenDiff makes a state of one to three Ps and a few operations on
 // them.
 func l02GenDiff(r *rand.Rand) (kitState, []kitOp) {
-	st := kitState{Seed: r.Uint64(), NoSysmon: r.IntN(5) == 0, Global: kitGenGlobal(r, 3)}
+	st := kitState{Seed: r.Uint64(), NoSysmon: r.IntN(5) == 0, Global: kitGenGlobal(r, 3), HighIDs: true}
 	for i := range 1 + r.IntN(3) {
 		ps := kitGenP(r, i)
 		if r.IntN(2) == 0 && ps.Next == 0 {
