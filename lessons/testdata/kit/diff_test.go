@@ -744,6 +744,9 @@ func kitHighStates(n int) int { return n / 5 }
 func kitHigh(r *rand.Rand, st *kitState, ops []kitOp) {
 	st.Base, st.Idle = 64+r.IntN(192), r.IntN(4)
 	for k := range ops {
+		if ops[k].P >= len(st.Ps) || ops[k].Q >= len(st.Ps) {
+			panic(fmt.Sprintf("kitHigh: operation %s names a P the state does not describe: HighIDs is for a lesson whose operations name only the state's own Ps", ops[k].Kind))
+		}
 		ops[k].P += st.Base
 		ops[k].Q += st.Base
 	}

@@ -73,7 +73,7 @@ func l06LockName(p unsafe.Pointer) string {
 // l06GenDiff makes a state of one to four Ps, P0 held by an M running a G
 // (kitRunningP), and one to four operations on P0.
 func l06GenDiff(r *rand.Rand) (kitState, []kitOp) {
-	st := kitState{Seed: r.Uint64(), Trace: r.IntN(3) > 0, Debug: r.IntN(2) == 0, Global: kitGenGlobal(r, 5), MinProcs: 1}
+	st := kitState{Seed: r.Uint64(), Trace: r.IntN(3) > 0, Debug: r.IntN(2) == 0, Global: kitGenGlobal(r, 5), MinProcs: 1, HighIDs: true}
 	st.Randomize = r.IntN(6) == 0
 	st.NoSysmon = r.IntN(8) == 0
 	for i := range 1 + r.IntN(4) {
