@@ -52,6 +52,12 @@ type kitState struct {
 	// Base, Base+1... and the operations name them so (kitHigh, where
 	// HighIDs is set). 0 in a state as a lesson generates it.
 	Base int
+	// MBase numbers the world's Ms from MBase on: Ms 0 to MBase-1 were
+	// made before and run no Go code now (counted in nmsys, so that
+	// checkdead counts the running Ms as in a world of few). Set by the
+	// lesson's generator where its contract does not depend on the Ms'
+	// numbers (lesson 05: half its states); 0 elsewhere.
+	MBase int64
 	// HighIDs says the lesson's operations name Ps only by kitOp.P and
 	// kitOp.Q, and nothing else of it takes the state's Ps to be the
 	// first: kitDiff may then number them high (kitHigh).
@@ -253,6 +259,12 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 			}
 		}}
 	w.sched = newSchedt(cfg) // as NewLab makes its scheduler
+	if st.MBase > 0 {
+		w.sched.lock.Lock()
+		w.sched.mnext += st.MBase
+		w.sched.nmsys += int32(st.MBase)
+		w.sched.lock.Unlock()
+	}
 	if kitMix(st.Seed, 401)%2 == 0 {
 		// GOMAXPROCS went up and back since New (kitResized).
 		kitGOMAXPROCS(w.sched, int32(min(procs+kitResized(st.Seed, procs), maxProcs)))

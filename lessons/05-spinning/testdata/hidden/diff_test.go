@@ -37,7 +37,10 @@ type l05dState struct {
 
 func (st l05dState) String() string {
 	var b strings.Builder
-	running := 0
+	if st.kit.MBase > 0 {
+		fmt.Fprintf(&b, "M 0..M %d made before, running no Go code (nmsys=%d); ", st.kit.MBase-1, st.kit.MBase)
+	}
+	running := st.kit.MBase
 	for i, ps := range st.kit.Ps {
 		switch {
 		case ps.Running:
@@ -97,10 +100,10 @@ func l05dActorIDs(st kitState) []int64 {
 	var ids []int64
 	for _, ps := range st.Ps {
 		if ps.Running {
-			ids = append(ids, int64(len(ids)))
+			ids = append(ids, st.MBase+int64(len(ids)))
 		}
 	}
-	return append(ids, int64(len(ids)))
+	return append(ids, st.MBase+int64(len(ids)))
 }
 
 // l05dWorld is one built copy of an l05dState.
@@ -493,6 +496,13 @@ func l05dGen(r *rand.Rand) (l05dState, []kitOp) {
 			op.Kind, op.P = "work", r.IntN(n)
 		}
 		ops = append(ops, op)
+	}
+	if r.IntN(2) == 0 {
+		// A long-lived program's Ms, numbered from a log-uniform MBase of
+		// 64 to 2^20: a thirty-fourth red team's file went wrong only on
+		// an M numbered over 5,000, where no M of a state was. Drawn last,
+		// so that the rest of each state is as it was before.
+		st.kit.MBase = int64(kitLogUniform(r, 64, 1<<20))
 	}
 	return st, ops
 }
