@@ -662,15 +662,15 @@ func kitDiff(t *testing.T, lesson string, n int, gen func(r *rand.Rand) (kitStat
 	t.Helper()
 	defer kitQuiet()()
 	pools := &[2]map[int64]*g{{}, {}}
-	wide := kitWideStates(n)
-	for seed := uint64(1); seed <= uint64(n+wide+kitHighStates(n)); seed++ {
+	wide, high := kitWideStates(n), 0 // high: kitHighStates(n) once the first state says HighIDs
+	for seed := uint64(1); seed <= uint64(n+wide+high); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x6b617461))
 		st, ops := gen(r)
+		if seed == 1 && st.HighIDs {
+			high = kitHighStates(n)
+		}
 		switch {
 		case seed > uint64(n+wide):
-			if !st.HighIDs {
-				return
-			}
 			kitHigh(r, &st, ops)
 		case seed > uint64(n):
 			kitWiden(r, &st, ops, int(seed)-n-1)
