@@ -71,7 +71,7 @@ func init() {
 			{Name: "TestL07SysmonLongIdle", Points: 3, Timeout: 30 * time.Second, Kind: lessons.Timing,
 				About: "with a G running and nothing to do, the back-off holds over 300 rounds: 20µs ×51, doubling, then 10ms every round"},
 			{Name: "TestL07Differential", Points: 6, Timeout: 30 * time.Second, Kind: lessons.Exact,
-				About: "on 300 generated states, retake, preemptone and a few dozen sysmon rounds do what the reference's do: same Ps taken and preempted, ticks, sysmontick, Ms started, idle list, trace and sleeps"},
+				About: "on 300 generated states, retake, preemptone and up to 65,536 sysmon rounds do what the reference's do: same Ps taken and preempted, ticks, sysmontick, Ms started, idle list, trace and sleeps"},
 		},
 	}))
 }

@@ -58,6 +58,11 @@ type kitState struct {
 	// lesson's generator where its contract does not depend on the Ms'
 	// numbers (lesson 05: half its states); 0 elsewhere.
 	MBase int64
+	// Dead dead Gs more are cached on the global free list, beyond the 0
+	// to 150 of kitLivedFree: a program that once ran that many Gs more
+	// at once. Set by the lesson's generator where the free lists are
+	// part of its contract (lesson 08: one state in five); 0 elsewhere.
+	Dead int
 	// HighIDs says the lesson's operations name Ps only by kitOp.P and
 	// kitOp.Q, and nothing else of it takes the state's Ps to be the
 	// first: kitDiff may then number them high (kitHigh).
@@ -128,6 +133,9 @@ func (st kitState) String() string {
 		fmt.Fprintf(&b, "P%d..P%d idle, their rings empty (GOMAXPROCS=%d); ", n, n+st.Idle-1, n+st.Idle)
 	} else if st.Base > 0 {
 		fmt.Fprintf(&b, "GOMAXPROCS=%d; ", n)
+	}
+	if st.Dead > 0 {
+		fmt.Fprintf(&b, "%d dead Gs more on the global free list (a program that once ran that many Gs more); ", st.Dead)
 	}
 	fmt.Fprintf(&b, "the global queue holds %s", kitCount(int(len(st.Global)), "G"))
 	if len(st.Global) > 0 {
@@ -298,6 +306,7 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 		w.sched.runq.pushBack(w.g(id))
 	}
 	kitLivedFree(w.sched, w.sched.allp[st.Base:st.Base+len(st.Ps)])
+	kitMoreDead(w.sched, st.Dead)
 	w.ps = slices.Clone(w.sched.allp)
 	if st.Base > 0 || st.Idle > 0 {
 		w.idleCounts = map[int32][2]uint32{}
@@ -487,9 +496,9 @@ func (w *kitWorld) observe(o *kitObs, unordered bool) {
 		sched.lock.Unlock()
 	}
 	o.addf("sched.lock", "%s", locked)
-	o.addf("back-offs (usleep calls, µs)", "%v", w.usleeps)
+	o.addf("back-offs (usleep calls, µs)", "%s", kitRuns(w.usleeps))
 	if w.trace {
-		o.addf("trace events", "%v", w.events)
+		o.addf("trace events", "%s", kitRuns(w.events))
 	}
 	if w.extra != nil {
 		w.extra(w, o)
@@ -828,6 +837,37 @@ func kitDiffLoop[S fmt.Stringer](t *testing.T, lesson, file, clock string, n int
 	}
 }
 
+// kitRuns prints a list as "%v" does, or, past 64 items (sysmon runs up
+// to l07LongRounds rounds, preempting a G in each), as kitRunsOf does.
+func kitRuns[T comparable](xs []T) string {
+	if len(xs) <= 64 {
+		return fmt.Sprint(xs)
+	}
+	return "[" + kitRunsOf(xs, func(x T) string { return fmt.Sprint(x) }) + "]"
+}
+
+// kitRunsOf prints each run of equal items once, with its length: "20 ×51
+// 40 80 … 10000 ×900", so that a failure shows where two long sequences
+// part.
+func kitRunsOf[T comparable](xs []T, str func(T) string) string {
+	var b strings.Builder
+	for i := 0; i < len(xs); {
+		j := i
+		for j < len(xs) && xs[j] == xs[i] {
+			j++
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(str(xs[i]))
+		if j-i > 1 {
+			fmt.Fprintf(&b, " ×%d", j-i)
+		}
+		i = j
+	}
+	return b.String()
+}
+
 // kitFailFast reports whether the run stops at its first failure
 // (-test.failfast). kata runs tests so only where it asks whether a test
 // fails, not what it says: a mutant of the self-check, or blame's run of a
@@ -844,9 +884,15 @@ const kitFailFastWhy = "the run stops at its first failure"
 // kitEvents lists events with every field (Event.String leaves out the
 // Arg of most kinds).
 func kitEvents(evs []Event) string {
+	str := func(ev Event) string {
+		return fmt.Sprintf("{%s G=%d P=%d M=%d Arg=%d N=%d}", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N)
+	}
+	if len(evs) > 64 {
+		return kitRunsOf(evs, str)
+	}
 	var b strings.Builder
 	for _, ev := range evs {
-		fmt.Fprintf(&b, "{%s G=%d P=%d M=%d Arg=%d N=%d} ", ev.Kind, ev.G, ev.P, ev.M, ev.Arg, ev.N)
+		b.WriteString(str(ev) + " ")
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -907,6 +953,11 @@ func kitShrinkSteps(st kitState, ops []kitOp) []kitCandidate {
 	for _, n := range kitFewer(len(st.Global)) {
 		c := clone()
 		c.Global = c.Global[:n]
+		big = append(big, kitCandidate{c, ops})
+	}
+	for _, n := range kitFewer(st.Dead) {
+		c := clone()
+		c.Dead = n
 		big = append(big, kitCandidate{c, ops})
 	}
 	for i := range ops {

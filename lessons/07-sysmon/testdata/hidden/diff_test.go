@@ -19,9 +19,10 @@ import (
 // pending or not; a timer armed or not; a nil slot at the end of allp),
 // a few operations run on identical copies: retake at times that move on
 // by 0 to 25ms, preemptone, a P's G entering or leaving a system call, a
-// new time slice, and sysmon itself for a few dozen rounds on an injected
-// clock, its deep sleeps (every P idle, or a stop-the-world pending) ended
-// by an M as a syscall ends them. The learner's functions run on one copy and the reference's
+// new time slice, and sysmon itself for up to 70 rounds (now and then up to
+// l07LongRounds) on an injected clock, its deep sleeps (every P idle, or a
+// stop-the-world pending) ended by an M as a syscall ends them. The
+// learner's functions run on one copy and the reference's
 // (ref_retake, ref_preemptone, ref_sysmon) on the other, and everything
 // observable must agree after each operation: what it returned, every P's
 // status, queues, ticks, sysmontick and preempt flag, each running G's
@@ -695,6 +696,17 @@ func l07dGen(r *rand.Rand) (l07dState, []kitOp) {
 			st.kit.Trace = true                     // EvSysmonSleep says how long
 		}
 		ops = append(ops, kitOp{Kind: "sysmon", K: 1 + r.IntN(70), MinK: 1})
+		if r.IntN(8) == 0 {
+			// A long stretch: sysmon's idle count is a loop local, which no
+			// state can set; only rounds reach it. A thirty-fourth red
+			// team's sysmon went wrong only after 1,000 idle rounds in a
+			// row. Drawn last, so the rest of every state is as before.
+			ops[len(ops)-1].K = kitLogUniform(r, 71, l07LongRounds)
+		}
 	}
 	return st, ops
 }
+
+// l07LongRounds is the most rounds a sysmon operation runs: one in eight
+// runs 71 to this many (log-uniform), the others 1 to 70.
+const l07LongRounds = 1 << 16

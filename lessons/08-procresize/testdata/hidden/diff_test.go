@@ -39,8 +39,23 @@ func l08GenDiff(r *rand.Rand) (kitState, []kitOp) {
 		}
 		st.Ps = append(st.Ps, ps)
 	}
-	return st, []kitOp{{Kind: "procresize", K: 1 + r.IntN(8), MinK: 1}}
+	ops := []kitOp{{Kind: "procresize", K: 1 + r.IntN(8), MinK: 1}}
+	if r.IntN(5) == 0 {
+		// A program that once ran many Gs at once: up to l08Dead dead Gs
+		// more on the global free list, that many in every second such
+		// state. A thirty-fourth red team's procresize lost a destroyed
+		// P's free Gs only past 2^16 of them. Drawn last, so the rest of
+		// every state is as before.
+		st.Dead = l08Dead
+		if r.IntN(2) == 0 {
+			st.Dead = kitLogUniform(r, 151, l08Dead)
+		}
+	}
+	return st, ops
 }
+
+// l08Dead is the most dead Gs a state caches beyond kitLivedFree's.
+const l08Dead = 1 << 17
 
 // l08DoDiff stops the world by hand (as l08stopWorld does) and runs
 // procresize(op.K) with sched.lock held.
