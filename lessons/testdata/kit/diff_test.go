@@ -305,8 +305,7 @@ func kitBuild(st kitState, pool map[int64]*g) *kitWorld {
 	for _, id := range st.Global {
 		w.sched.runq.pushBack(w.g(id))
 	}
-	kitLivedFree(w.sched, w.sched.allp[st.Base:st.Base+len(st.Ps)])
-	kitMoreDead(w.sched, st.Dead)
+	kitLivedFree(w.sched, w.sched.allp[st.Base:st.Base+len(st.Ps)], st.Dead)
 	w.ps = slices.Clone(w.sched.allp)
 	if st.Base > 0 || st.Idle > 0 {
 		w.idleCounts = map[int32][2]uint32{}
@@ -890,11 +889,11 @@ func kitEvents(evs []Event) string {
 	if len(evs) > 64 {
 		return kitRunsOf(evs, str)
 	}
-	var b strings.Builder
-	for _, ev := range evs {
-		b.WriteString(str(ev) + " ")
+	items := make([]string, len(evs))
+	for i, ev := range evs {
+		items[i] = str(ev)
 	}
-	return strings.TrimSpace(b.String())
+	return strings.Join(items, " ")
 }
 
 // kitShrink makes a failing state and its operations smaller while fails

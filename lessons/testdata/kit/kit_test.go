@@ -37,7 +37,7 @@ func kitSched(procs int, cfg Config) *schedt {
 	kitGOMAXPROCS(sched, int32(procs))
 	kitUsedRand(sched)
 	kitRanBefore(sched)
-	kitLivedFree(sched, sched.allp)
+	kitLivedFree(sched, sched.allp, 0)
 	return sched
 }
 
@@ -141,7 +141,12 @@ func kitGOMAXPROCS(sched *schedt, procs int32) {
 // differential's, its state's own): a widened state (kitWiden) has up to
 // maxProcs Ps, most of them idle since they were made, as on a big machine
 // that has never had work for them all, and their free lists empty.
-func kitLivedFree(sched *schedt, busy []*p) {
+//
+// more dead Gs are cached on the global list beyond those
+// (kitState.Dead: a program that once ran that many Gs more at once),
+// made in one allocation: 131,072 made one by one were most of lesson
+// 08's differential.
+func kitLivedFree(sched *schedt, busy []*p, more int) {
 	seed := sched.cfg.seed
 	var dead []*g
 	for _, pp := range busy {
@@ -159,37 +164,16 @@ func kitLivedFree(sched *schedt, busy []*p) {
 		sched.gFree.list.push(gp)
 		dead = append(dead, gp)
 	}
-	sched.gFree.n.Add(int32(n))
+	many := make([]g, more)
+	for k := range many {
+		gp := kitDead(&many[k], sched, kitSpreadGoid(kitMix(seed, 1<<34+uint64(k))))
+		sched.gFree.list.push(gp)
+		dead = append(dead, gp)
+	}
+	sched.gFree.n.Add(int32(n) + int32(more))
 	sched.gFree.lock.Unlock()
 	sched.allglock.Lock()
 	sched.allgs = append(sched.allgs, dead...) // as allgadd, once for all
-	sched.allglock.Unlock()
-}
-
-// kitMoreDead caches n dead Gs more on the global free list
-// (kitState.Dead), numbered far apart from cfg.seed as kitLivedFree's.
-// They are made as kitDeadG makes one, in one allocation for them all:
-// 131,072 of them one by one were most of lesson 08's differential.
-func kitMoreDead(sched *schedt, n int) {
-	if n == 0 {
-		return
-	}
-	seed := sched.cfg.seed
-	gs := make([]g, n)
-	dead := make([]*g, n)
-	sched.gFree.lock.Lock()
-	for k := range gs {
-		gp := &gs[k]
-		gp.sched = sched
-		gp.goid = kitSpreadGoid(kitMix(seed, 1<<34+uint64(k)))
-		*(*uint32)(unsafe.Pointer(&gp.atomicstatus)) = _Gdead
-		dead[k] = gp
-		sched.gFree.list.push(gp)
-	}
-	sched.gFree.n.Add(int32(n))
-	sched.gFree.lock.Unlock()
-	sched.allglock.Lock()
-	sched.allgs = append(sched.allgs, dead...)
 	sched.allglock.Unlock()
 }
 
@@ -200,7 +184,13 @@ func kitMoreDead(sched *schedt, n int) {
 // freed, hundreds of them for each world (see kitPlainStore), which made
 // the lessons' suites a third slower.
 func kitDeadG(sched *schedt, id int64) *g {
-	gp := malg(sched)
+	return kitDead(malg(sched), sched, id)
+}
+
+// kitDead makes gp, a G of no one yet, a dead G of sched numbered id, as
+// kitDeadG does.
+func kitDead(gp *g, sched *schedt, id int64) *g {
+	gp.sched = sched
 	gp.goid = id
 	*(*uint32)(unsafe.Pointer(&gp.atomicstatus)) = _Gdead
 	return gp
